@@ -1,0 +1,35 @@
+// Byte-level text checks used by the rules: UTF-8 validity and byte counts.
+#ifndef GGUFGUARD_BASE_TEXT_H_
+#define GGUFGUARD_BASE_TEXT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ggufguard {
+
+inline constexpr size_t kValidUtf8 = static_cast<size_t>(-1);
+
+// Strict UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above
+// U+10FFFF). Returns the index of the first byte of the first invalid
+// sequence, or kValidUtf8. Scalar, with an ASCII fast path; for the short
+// strings of keys and names.
+size_t FindInvalidUtf8(std::string_view s);
+inline bool IsValidUtf8(std::string_view s) { return FindInvalidUtf8(s) == kValidUtf8; }
+
+// Vectorised validation of a large buffer (simdjson); same verdict as
+// IsValidUtf8, no position.
+bool IsValidUtf8Bulk(const uint8_t* data, size_t size);
+
+// Number of 0x00 bytes in [data, data+size), eight bytes at a time.
+uint64_t CountZeroBytes(const uint8_t* data, size_t size);
+
+// Printable ASCII rendering for messages and text output: control bytes,
+// quotes, backslashes and non-ASCII bytes escaped as \xNN; at most
+// `max_bytes` input bytes, then "...".
+std::string EscapeForDisplay(std::string_view s, size_t max_bytes = 64);
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_BASE_TEXT_H_

@@ -1,0 +1,113 @@
+// The parsed GGUF header: a borrowed view of the caller's bytes.
+//
+// Nothing here owns file bytes. Keys, names and string values are
+// string_views into the buffer that was parsed; arrays keep only their byte
+// range and are decoded on demand. Every item carries its file offset so that
+// findings can point at the exact byte. The buffer must outlive the view.
+#ifndef GGUFGUARD_FORMAT_HEADER_H_
+#define GGUFGUARD_FORMAT_HEADER_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ggufguard/format/value_type.h"
+#include "ggufguard/io/byte_reader.h"
+
+namespace ggufguard {
+
+inline constexpr uint32_t kMaxDims = 4;               // GGML_MAX_DIMS
+inline constexpr uint64_t kDefaultAlignment = 32;     // GGUF_DEFAULT_ALIGNMENT
+
+inline std::string_view AsStringView(absl::Span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// An array value: its element type, count and the bytes of its elements.
+struct ArrayView {
+  ValueType element_type = ValueType::kUint8;
+  uint32_t element_type_raw = 0;
+  uint64_t count = 0;
+  uint64_t elements_offset = 0;               // file offset of the first element
+  absl::Span<const uint8_t> element_bytes;    // every element, length prefixes included
+  uint32_t length_size = 8;                   // width of string lengths (4 in v1)
+  ByteOrder order = ByteOrder::kLittle;
+  // Gathered by the parser's bounds walk over a string array, so that content
+  // rules can check all strings in one pass without walking them again.
+  uint64_t max_string_length = 0;
+  uint64_t empty_strings = 0;
+
+  // Fixed-size elements: the i-th element's bytes. Caller checks i < count.
+  template <typename T>
+  T ScalarAt(uint64_t i) const {
+    return LoadUnsigned<T>(element_bytes.data() + i * sizeof(T), order);
+  }
+};
+
+// One metadata value. For scalars `bytes` holds the value's encoded bytes, for
+// strings the string's contents (without the length), for arrays everything
+// after the array header (same as array.element_bytes).
+struct Value {
+  ValueType type = ValueType::kUint8;
+  ByteOrder order = ByteOrder::kLittle;
+  uint64_t offset = 0;  // file offset of `bytes`
+  absl::Span<const uint8_t> bytes;
+  ArrayView array;      // meaningful only when type == kArray
+
+  std::string_view AsString() const { return AsStringView(bytes); }
+  // Integer types widened; nullopt for non-integer types. Booleans read as 0/1+.
+  std::optional<uint64_t> AsUnsigned() const;
+  std::optional<int64_t> AsSigned() const;
+  std::optional<double> AsDouble() const;  // f32/f64 only
+};
+
+struct KeyValue {
+  std::string_view key;
+  uint64_t offset = 0;       // file offset of the key's length field: where the KV starts
+  uint64_t key_offset = 0;   // file offset of the key's first byte
+  uint64_t type_offset = 0;  // file offset of the value type id
+  Value value;
+};
+
+struct TensorInfo {
+  std::string_view name;
+  uint64_t offset = 0;       // file offset of the info record (its name length)
+  uint64_t name_offset = 0;  // file offset of the name's first byte
+  uint32_t n_dims = 0;
+  std::array<uint64_t, kMaxDims> dims = {1, 1, 1, 1};  // raw; unused dims are 1
+  uint32_t ggml_type = 0;
+  uint64_t type_offset = 0;
+  uint64_t relative_offset = 0;  // as written: relative to the data section
+  uint64_t relative_offset_field = 0;  // file offset of that field
+  // Computed by the tensor rules with checked arithmetic; valid only when
+  // `size_known` (known type, no overflow, row a multiple of the block).
+  bool size_known = false;
+  uint64_t element_count = 0;
+  uint64_t byte_size = 0;
+  bool absolute_known = false;
+  uint64_t absolute_offset = 0;  // data_offset + relative_offset
+};
+
+struct GgufHeader {
+  ByteOrder byte_order = ByteOrder::kLittle;
+  uint32_t version = 0;
+  uint64_t tensor_count = 0;
+  uint64_t kv_count = 0;
+  std::vector<KeyValue> kvs;       // file order
+  std::vector<TensorInfo> tensors; // file order
+  uint64_t infos_end = 0;          // file offset just past the last tensor info
+  uint64_t alignment = kDefaultAlignment;  // effective (valid general.alignment or 32)
+  bool data_offset_known = false;
+  uint64_t data_offset = 0;        // infos_end rounded up to the alignment
+
+  // The first KV with exactly this key, or nullptr. Linear; for hot paths use
+  // the index that the validator builds.
+  const KeyValue* Find(std::string_view key) const;
+};
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_FORMAT_HEADER_H_

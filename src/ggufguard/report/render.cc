@@ -1,0 +1,176 @@
+#include "ggufguard/report/render.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "absl/strings/str_format.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/format/ggml_type.h"
+#include "nlohmann/json.hpp"
+
+namespace ggufguard {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string_view ByteOrderName(ByteOrder o) { return o == ByteOrder::kBig ? "big" : "little"; }
+
+struct Counts {
+  uint64_t errors = 0, warnings = 0, infos = 0;
+};
+
+Counts CountFindings(const Report& r) {
+  Counts c;
+  for (const Finding& f : r.findings) {
+    (f.severity == Severity::kError ? c.errors : f.severity == Severity::kWarning ? c.warnings : c.infos)++;
+  }
+  return c;
+}
+
+std::string_view Verdict(const FileOutcome& o) {
+  if (o.report == nullptr) return "io-error";
+  return o.report->valid() ? "valid" : "invalid";
+}
+
+Json HeaderJson(const Report& r) {
+  const GgufHeader& h = r.header;
+  Json j;
+  j["version"] = h.version;
+  j["byte_order"] = ByteOrderName(h.byte_order);
+  j["tensor_count"] = h.tensor_count;
+  j["kv_count"] = h.kv_count;
+  j["alignment"] = h.alignment;
+  j["data_offset"] = h.data_offset_known ? Json(h.data_offset) : Json(nullptr);
+  j["file_size"] = r.file_size;
+  return j;
+}
+
+}  // namespace
+
+std::string RenderText(const std::vector<FileOutcome>& outcomes) {
+  std::string out;
+  for (const FileOutcome& o : outcomes) {
+    std::string label = EscapeForDisplay(o.label, 4096);
+    if (o.report == nullptr) {
+      absl::StrAppend(&out, label, ": I/O error: ", o.io_error, "\n");
+      continue;
+    }
+    for (const Finding& f : o.report->findings) {
+      const RuleInfo* info = FindRule(f.rule);
+      absl::StrAppend(&out, label, ":", f.offset, ": ", Sv(SeverityName(f.severity)), " ", RuleCode(f.rule), " ",
+                      Sv(info ? info->name : "unknown"), ": ", f.message, "\n");
+    }
+    for (const auto& [rule, count] : o.report->suppressed) {
+      const RuleInfo* info = FindRule(rule);
+      absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),
+                      " findings not listed\n");
+    }
+    Counts c = CountFindings(*o.report);
+    absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
+                    " notes)\n");
+  }
+  return out;
+}
+
+std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_view policy_name) {
+  Json doc;
+  doc["schema"] = "https://ggufguard.dev/schemas/report-v1.json";
+  doc["schema_version"] = kReportSchemaVersion;
+  doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
+  doc["policy"] = policy_name;
+  Json files = Json::array();
+  for (const FileOutcome& o : outcomes) {
+    Json f;
+    f["file"] = o.label;
+    f["verdict"] = Verdict(o);
+    if (o.report == nullptr) {
+      f["error"] = o.io_error;
+      files.push_back(std::move(f));
+      continue;
+    }
+    const Report& r = *o.report;
+    f["header_parsed"] = r.header_parsed;
+    f["header"] = HeaderJson(r);
+    Json findings = Json::array();
+    for (const Finding& x : r.findings) {
+      const RuleInfo* info = FindRule(x.rule);
+      findings.push_back({{"rule", RuleCode(x.rule)},
+                          {"name", info ? info->name : "unknown"},
+                          {"severity", SeverityName(x.severity)},
+                          {"offset", x.offset},
+                          {"message", x.message}});
+    }
+    f["findings"] = std::move(findings);
+    Json suppressed = Json::array();
+    for (const auto& [rule, count] : r.suppressed) suppressed.push_back({{"rule", RuleCode(rule)}, {"count", count}});
+    f["suppressed"] = std::move(suppressed);
+    Counts c = CountFindings(r);
+    f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
+    files.push_back(std::move(f));
+  }
+  doc["files"] = std::move(files);
+  // Every string is ASCII already (messages escape file bytes); `replace`
+  // guards the labels, which come from the command line.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+std::string ShortValue(const Value& v) {
+  switch (v.type) {
+    case ValueType::kString:
+      return absl::StrCat("'", EscapeForDisplay(v.AsString(), 60), "'");
+    case ValueType::kArray: {
+      const ArrayView& a = v.array;
+      std::string s = absl::StrCat("[", Sv(ValueTypeName(a.element_type)), " x ", a.count, "]");
+      return s;
+    }
+    case ValueType::kFloat32:
+    case ValueType::kFloat64:
+      return absl::StrFormat("%g", *v.AsDouble());
+    case ValueType::kBool:
+      return v.bytes[0] == 0 ? "false" : v.bytes[0] == 1 ? "true" : absl::StrCat("invalid(", v.bytes[0], ")");
+    case ValueType::kInt8:
+    case ValueType::kInt16:
+    case ValueType::kInt32:
+    case ValueType::kInt64:
+      return absl::StrCat(*v.AsSigned());
+    default:
+      return absl::StrCat(*v.AsUnsigned());
+  }
+}
+
+}  // namespace
+
+std::string RenderInspect(std::string_view label, const Report& r) {
+  const GgufHeader& h = r.header;
+  std::string out;
+  absl::StrAppend(&out, "file: ", EscapeForDisplay(label, 4096), "\n");
+  absl::StrAppend(&out, "version: ", h.version, "  byte order: ", Sv(ByteOrderName(h.byte_order)),
+                  "  tensors: ", h.tensor_count, "  kvs: ", h.kv_count, "  file size: ", r.file_size, "\n");
+  if (h.data_offset_known) {
+    absl::StrAppend(&out, "alignment: ", h.alignment, "  data offset: ", h.data_offset, "\n");
+  }
+  absl::StrAppend(&out, "metadata:\n");
+  for (size_t i = 0; i < h.kvs.size(); ++i) {
+    const KeyValue& kv = h.kvs[i];
+    absl::StrAppendFormat(&out, "  %5d @%-10d %-8s %s = %s\n", i, kv.offset, Sv(ValueTypeName(kv.value.type)),
+                          EscapeForDisplay(kv.key, 80), ShortValue(kv.value));
+  }
+  absl::StrAppend(&out, "tensors:\n");
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    const TensorInfo& t = h.tensors[i];
+    const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+    std::string shape;
+    for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&shape, d ? ", " : "", t.dims[d]);
+    std::string type_name = type ? std::string(type->name) : absl::StrCat("type#", t.ggml_type);
+    absl::StrAppendFormat(&out, "  %5d %-8s [%s] offset %d size %s  %s\n", i, type_name, shape,
+                          t.absolute_known ? t.absolute_offset : t.relative_offset,
+                          t.size_known ? absl::StrCat(t.byte_size) : std::string("?"), EscapeForDisplay(t.name, 80));
+  }
+  if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");
+  return out;
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,146 @@
+// 6xxx: where the tensor data lies. The goal is exact coverage, as in
+// safetensors: the data section starts at the aligned end of the header,
+// tensors follow in order, each aligned, with zero padding between them, and
+// the file ends where the last tensor's padded data ends.
+#include <algorithm>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+struct Placed {
+  size_t index;
+  uint64_t begin;
+  uint64_t end;
+};
+
+// Records a finding when [begin, end) holds a non-zero byte. Both ends lie
+// inside the file.
+absl::Status CheckPadding(uint64_t begin, uint64_t end, std::string_view what, RuleContext& ctx) {
+  if (begin >= end || !ctx.sink.Enabled(RuleId::kNonZeroPadding)) return absl::OkStatus();
+  uint64_t first = 0;
+  absl::StatusOr<bool> zero = ctx.file.AllZero(begin, end - begin, &first);
+  if (!zero.ok()) return zero.status();
+  if (!*zero) {
+    ctx.sink.Add(RuleId::kNonZeroPadding, first,
+                 absl::StrCat("non-zero byte in ", Sv(what), " [", begin, ", ", end, "): padding must be zero"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckDataLayout(RuleContext& ctx) {
+  GgufHeader& h = ctx.header;
+  if (!h.data_offset_known) return absl::OkStatus();
+  const uint64_t file_size = ctx.file.size();
+  const uint64_t align = h.alignment;
+
+  // Header padding: what lies between the infos and the data section.
+  absl::Status s = CheckPadding(h.infos_end, std::min(h.data_offset, file_size), "the header padding", ctx);
+  if (!s.ok()) return s;
+
+  if (h.tensors.empty()) {
+    // No data section: the file may end at the infos or at their aligned end.
+    if (file_size > h.data_offset) {
+      ctx.sink.Add(RuleId::kTrailingBytes, h.data_offset,
+                   absl::StrCat(file_size - h.data_offset, " bytes after the end of the header of a file with no tensors"));
+    }
+    return absl::OkStatus();
+  }
+
+  bool any_data = false;
+  for (const TensorInfo& t : h.tensors) any_data |= (t.size_known && t.byte_size > 0);
+  if (file_size <= h.data_offset && any_data) {
+    ctx.sink.Add(RuleId::kMissingTensorData, std::min(file_size, h.data_offset),
+                 absl::StrCat("the file ends at ", file_size, ", at or before the data section at ", h.data_offset,
+                              ": no tensor data"));
+    return absl::OkStatus();
+  }
+
+  std::vector<Placed> placed;
+  placed.reserve(h.tensors.size());
+  bool all_placed = true;
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    TensorInfo& t = h.tensors[i];
+    std::string name = EscapeForDisplay(t.name);
+    if (t.relative_offset % align != 0) {
+      ctx.sink.Add(RuleId::kTensorMisaligned, t.relative_offset_field,
+                   absl::StrCat("tensor '", name, "' offset ", t.relative_offset, " is not a multiple of the alignment ",
+                                align));
+    }
+    uint64_t begin = 0, end = 0;
+    t.absolute_known = CheckedAdd(h.data_offset, t.relative_offset, &begin);
+    if (t.absolute_known) t.absolute_offset = begin;
+    if (!t.size_known) {
+      all_placed = false;
+      continue;
+    }
+    if (!t.absolute_known || !CheckedAdd(begin, t.byte_size, &end) || end > file_size) {
+      ctx.sink.Add(RuleId::kTensorOutOfBounds, t.relative_offset_field,
+                   absl::StrCat("tensor '", name, "' data at relative offset ", t.relative_offset, " (", t.byte_size,
+                                " bytes) extends past the end of the file at ", file_size));
+      all_placed = false;
+      continue;
+    }
+    placed.push_back(Placed{i, begin, end});
+  }
+
+  // Order: tensor data should follow the infos' order. Report each tensor
+  // that starts before its predecessor in file order.
+  for (size_t k = 1; k < placed.size(); ++k) {
+    if (placed[k].begin < placed[k - 1].begin) {
+      const TensorInfo& t = h.tensors[placed[k].index];
+      ctx.sink.Add(RuleId::kTensorOutOfOrder, t.relative_offset_field,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at ", placed[k].begin,
+                                " comes before that of the tensor listed before it (", placed[k - 1].begin, ")"));
+    }
+  }
+
+  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
+  uint64_t expected = h.data_offset;  // where the next tensor should start
+  uint64_t covered_end = h.data_offset;  // the furthest byte any tensor reaches
+  for (size_t k = 0; k < placed.size(); ++k) {
+    const Placed& p = placed[k];
+    const TensorInfo& t = h.tensors[p.index];
+    if (p.begin < covered_end) {
+      const TensorInfo& prev = h.tensors[placed[k - 1].index];
+      ctx.sink.Add(RuleId::kTensorOverlap, t.relative_offset_field,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' [", p.begin, ", ", p.end,
+                                ") overlaps tensor '", EscapeForDisplay(prev.name), "' [", placed[k - 1].begin, ", ",
+                                placed[k - 1].end, ")"));
+    } else {
+      // Padding after the previous tensor, then any gap beyond it.
+      s = CheckPadding(covered_end, std::min(expected, p.begin), "inter-tensor padding", ctx);
+      if (!s.ok()) return s;
+      if (p.begin > expected) {
+        ctx.sink.Add(RuleId::kTensorGap, expected,
+                     absl::StrCat(p.begin - expected, " unused bytes before tensor '", EscapeForDisplay(t.name),
+                                  "' at ", p.begin, " (hidden data?)"));
+      }
+    }
+    covered_end = std::max(covered_end, p.end);
+    if (!CheckedAlignUp(covered_end, align, &expected)) expected = covered_end;
+  }
+
+  if (!all_placed) return absl::OkStatus();  // the end of the data is unknown
+  // The file ends after the last tensor, padded or not; zero padding only.
+  uint64_t padded_end = expected;
+  s = CheckPadding(covered_end, std::min(padded_end, file_size), "the final padding", ctx);
+  if (!s.ok()) return s;
+  if (file_size > padded_end) {
+    ctx.sink.Add(RuleId::kTrailingBytes, padded_end,
+                 absl::StrCat(file_size - padded_end, " bytes after the end of the last tensor's data at ", padded_end,
+                              ": a file can hide a second format there (polyglot)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,291 @@
+// 3xxx: metadata encoding.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+bool IsStrictKeyChar(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+// Real files use architecture names such as `command-r` and the odd capital.
+bool IsLenientKeyChar(uint8_t c) { return IsStrictKeyChar(c) || (c >= 'A' && c <= 'Z') || c == '-'; }
+
+void CheckKey(const KeyValue& kv, RuleContext& ctx) {
+  std::string_view key = kv.key;
+  if (key.empty()) {
+    ctx.sink.Add(RuleId::kEmptyKey, kv.offset, "empty metadata key");
+    return;
+  }
+  if (key.size() > ctx.policy.limits.max_key_length) {
+    ctx.sink.Add(RuleId::kKeyTooLong, kv.offset,
+                 absl::StrCat("key of ", key.size(), " bytes exceeds the limit of ", ctx.policy.limits.max_key_length));
+  }
+  size_t bad_utf8 = FindInvalidUtf8(key);
+  if (bad_utf8 != kValidUtf8) {
+    ctx.sink.Add(RuleId::kInvalidUtf8, kv.key_offset + bad_utf8,
+                 absl::StrCat("key '", EscapeForDisplay(key), "' is not valid UTF-8 at byte ", bad_utf8));
+  }
+  for (size_t i = 0; i < key.size(); ++i) {
+    auto c = static_cast<uint8_t>(key[i]);
+    if (c < 0x20 || c >= 0x7F) {
+      ctx.sink.Add(RuleId::kKeyControlBytes, kv.key_offset + i,
+                   absl::StrCat("key '", EscapeForDisplay(key), "' has byte 0x", absl::Hex(c, absl::kZeroPad2),
+                                " at ", i, ": keys must be printable ASCII"));
+      return;  // the grammar check would only repeat this
+    }
+  }
+  const bool strict = ctx.policy.strict_key_grammar;
+  bool segment_empty = true;
+  for (size_t i = 0; i <= key.size(); ++i) {
+    if (i == key.size() || key[i] == '.') {
+      if (segment_empty) {
+        ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset + i,
+                     absl::StrCat("key '", EscapeForDisplay(key), "' has an empty segment"));
+        return;
+      }
+      segment_empty = true;
+      continue;
+    }
+    auto c = static_cast<uint8_t>(key[i]);
+    if (!(strict ? IsStrictKeyChar(c) : IsLenientKeyChar(c))) {
+      ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset + i,
+                   absl::StrCat("key '", EscapeForDisplay(key), "' has '", EscapeForDisplay(key.substr(i, 1)),
+                                "' at ", i, strict ? ": segments must be lower_snake_case" : ": not a key character"));
+      return;
+    }
+    segment_empty = false;
+  }
+}
+
+void CheckDuplicateKeys(RuleContext& ctx) {
+  const auto& kvs = ctx.header.kvs;
+  absl::flat_hash_map<std::string_view, size_t> exact;
+  absl::flat_hash_map<std::string, size_t> canonical;
+  exact.reserve(kvs.size());
+  for (size_t i = 0; i < kvs.size(); ++i) {
+    auto [it, inserted] = exact.emplace(kvs[i].key, i);
+    if (!inserted) {
+      ctx.sink.Add(RuleId::kDuplicateKey, kvs[i].offset,
+                   absl::StrCat("duplicate key '", EscapeForDisplay(kvs[i].key), "' (first at offset ",
+                                kvs[it->second].offset, "); readers disagree on which value wins"));
+      continue;
+    }
+    auto [cit, cinserted] = canonical.emplace(CanonicalKey(kvs[i].key), i);
+    if (!cinserted) {
+      const KeyValue& first = kvs[cit->second];
+      ctx.sink.Add(RuleId::kKeyCollision, kvs[i].offset,
+                   absl::StrCat("key '", EscapeForDisplay(kvs[i].key), "' collides with '", EscapeForDisplay(first.key),
+                                "' (offset ", first.offset,
+                                ") once truncated at NUL, trimmed of white space or case-folded, as other readers do"));
+    }
+  }
+}
+
+bool IsFiniteF32(uint32_t bits) { return (bits & 0x7F800000u) != 0x7F800000u; }
+bool IsFiniteF64(uint64_t bits) { return (bits & 0x7FF0000000000000ull) != 0x7FF0000000000000ull; }
+
+void CheckStringContents(std::string_view s, uint64_t offset, std::string_view where, RuleContext& ctx) {
+  size_t bad = FindInvalidUtf8(s);
+  if (bad != kValidUtf8) {
+    ctx.sink.Add(RuleId::kInvalidUtf8, offset + bad,
+                 absl::StrCat(Sv(where), " is not valid UTF-8 at byte ", bad, ": '", EscapeForDisplay(s), "'"));
+  }
+  const void* nul = s.empty() ? nullptr : std::memchr(s.data(), 0, s.size());
+  if (nul != nullptr) {
+    size_t at = static_cast<const char*>(nul) - s.data();
+    ctx.sink.Add(RuleId::kNulInString, offset + at,
+                 absl::StrCat(Sv(where), " contains NUL at byte ", at, "; C-string readers see only '",
+                              EscapeForDisplay(s.substr(0, at)), "'"));
+  }
+}
+
+// Every string of a string array. The fast path validates the whole element
+// range at once: when every length is below 128, each length field's bytes
+// are ASCII, so the concatenation is valid UTF-8 exactly when every string
+// is (a sequence cut at a string's end meets an ASCII byte and fails), and
+// the range holds exactly (length_size - 1) zero bytes per length field plus
+// one per empty string unless some string contains NUL. Only when that
+// fails are the strings walked one by one, to say which and where.
+void CheckStringArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
+  const uint8_t* data = a.element_bytes.data();
+  const uint64_t size = a.element_bytes.size();
+  if (a.max_string_length < 128) {
+    uint64_t expected_zeros = a.count * (a.length_size - 1) + a.empty_strings;
+    if (IsValidUtf8Bulk(data, size) && CountZeroBytes(data, size) == expected_zeros) return;
+  }
+  ByteReader r(a.element_bytes, a.order);
+  for (uint64_t i = 0; i < a.count; ++i) {
+    uint64_t len = 0;
+    bool ok;
+    if (a.length_size == 8) {
+      ok = r.ReadU64(&len);
+    } else {
+      uint32_t l32;
+      ok = r.ReadU32(&l32);
+      len = l32;
+    }
+    uint64_t at = a.elements_offset + r.position();
+    absl::Span<const uint8_t> s;
+    if (!ok || !r.ReadBytes(len, &s)) return;  // the parser proved the walk; a bug otherwise
+    CheckStringContents(AsStringView(s), at, absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "'"), ctx);
+  }
+}
+
+void CheckFixedArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
+  switch (a.element_type) {
+    case ValueType::kBool:
+      for (uint64_t i = 0; i < a.count; ++i) {
+        uint8_t b = a.element_bytes[i];
+        if (b > 1) {
+          ctx.sink.Add(RuleId::kInvalidBool, a.elements_offset + i,
+                       absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "' is bool byte ", b, ", not 0 or 1"));
+        }
+      }
+      return;
+    case ValueType::kFloat32:
+      for (uint64_t i = 0; i < a.count; ++i) {
+        if (!IsFiniteF32(a.ScalarAt<uint32_t>(i))) {
+          ctx.sink.Add(RuleId::kNonFiniteFloat, a.elements_offset + 4 * i,
+                       absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "' is NaN or infinite"));
+        }
+      }
+      return;
+    case ValueType::kFloat64:
+      for (uint64_t i = 0; i < a.count; ++i) {
+        if (!IsFiniteF64(a.ScalarAt<uint64_t>(i))) {
+          ctx.sink.Add(RuleId::kNonFiniteFloat, a.elements_offset + 8 * i,
+                       absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "' is NaN or infinite"));
+        }
+      }
+      return;
+    default:
+      return;  // integers: every bit pattern is a value
+  }
+}
+
+void CheckArray(const ArrayView& a, std::string_view key, uint32_t depth, RuleContext& ctx);
+
+// Arrays of arrays: the parser proved every inner header and element, so the
+// walk below cannot fail; it re-reads them to check each inner array.
+// Reads one inner array at `r` (which walks the outermost array's bytes,
+// whose first byte is at `base`) and leaves `r` just past it.
+bool CheckInnerArray(ByteReader& r, uint64_t base, uint32_t length_size, std::string_view key, uint32_t depth,
+                     RuleContext& ctx) {
+  auto read_length = [&](uint64_t* v) {
+    if (length_size == 8) return r.ReadU64(v);
+    uint32_t v32;
+    if (!r.ReadU32(&v32)) return false;
+    *v = v32;
+    return true;
+  };
+  ArrayView inner;
+  inner.order = r.order();
+  inner.length_size = length_size;
+  if (!r.ReadU32(&inner.element_type_raw) || !IsKnownValueType(inner.element_type_raw)) return false;
+  inner.element_type = static_cast<ValueType>(inner.element_type_raw);
+  if (!read_length(&inner.count)) return false;
+  inner.elements_offset = base + r.position();
+  const uint64_t start = r.position();
+  if (inner.element_type == ValueType::kArray) {
+    if (depth > kHardMaxNestingDepth) return false;
+    for (uint64_t k = 0; k < inner.count; ++k) {
+      if (!CheckInnerArray(r, base, length_size, key, depth + 1, ctx)) return false;
+    }
+    return true;
+  }
+  if (inner.element_type == ValueType::kString) {
+    for (uint64_t k = 0; k < inner.count; ++k) {
+      uint64_t len;
+      if (!read_length(&len) || !r.Skip(len)) return false;
+      inner.max_string_length = len > inner.max_string_length ? len : inner.max_string_length;
+      inner.empty_strings += (len == 0);
+    }
+  } else {
+    uint64_t n;
+    if (!CheckedMul(inner.count, ScalarSize(inner.element_type), &n) || !r.Skip(n)) return false;
+  }
+  inner.element_bytes = r.Span().subspan(start, r.position() - start);
+  CheckArray(inner, key, depth, ctx);
+  return true;
+}
+
+void CheckNestedArrays(const ArrayView& a, std::string_view key, uint32_t depth, RuleContext& ctx) {
+  ByteReader r(a.element_bytes, a.order);
+  for (uint64_t i = 0; i < a.count; ++i) {
+    if (!CheckInnerArray(r, a.elements_offset, a.length_size, key, depth + 1, ctx)) return;
+  }
+}
+
+void CheckArray(const ArrayView& a, std::string_view key, uint32_t depth, RuleContext& ctx) {
+  if (depth > kHardMaxNestingDepth) return;
+  switch (a.element_type) {
+    case ValueType::kString:
+      CheckStringArray(a, key, ctx);
+      return;
+    case ValueType::kArray:
+      CheckNestedArrays(a, key, depth, ctx);
+      return;
+    default:
+      CheckFixedArray(a, key, ctx);
+      return;
+  }
+}
+
+void CheckValue(const KeyValue& kv, RuleContext& ctx) {
+  const Value& v = kv.value;
+  switch (v.type) {
+    case ValueType::kBool:
+      if (v.bytes[0] > 1) {
+        ctx.sink.Add(RuleId::kInvalidBool, v.offset,
+                     absl::StrCat("'", EscapeForDisplay(kv.key), "' is bool byte ", v.bytes[0], ", not 0 or 1"));
+      }
+      return;
+    case ValueType::kFloat32:
+    case ValueType::kFloat64:
+      if (!std::isfinite(*v.AsDouble())) {
+        ctx.sink.Add(RuleId::kNonFiniteFloat, v.offset,
+                     absl::StrCat("'", EscapeForDisplay(kv.key), "' is NaN or infinite"));
+      }
+      return;
+    case ValueType::kString:
+      CheckStringContents(v.AsString(), v.offset, absl::StrCat("value of '", EscapeForDisplay(kv.key), "'"), ctx);
+      return;
+    case ValueType::kArray:
+      CheckArray(v.array, kv.key, 0, ctx);
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+std::string CanonicalKey(std::string_view key) {
+  size_t nul = key.find('\0');
+  if (nul != std::string_view::npos) key = key.substr(0, nul);
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
+  while (!key.empty() && is_space(key.front())) key.remove_prefix(1);
+  while (!key.empty() && is_space(key.back())) key.remove_suffix(1);
+  std::string out(key);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+void CheckMetadataEncoding(RuleContext& ctx) {
+  for (const KeyValue& kv : ctx.header.kvs) {
+    CheckKey(kv, ctx);
+    CheckValue(kv, ctx);
+  }
+  CheckDuplicateKeys(ctx);
+}
+
+}  // namespace ggufguard

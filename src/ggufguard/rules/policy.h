@@ -1,0 +1,55 @@
+// What a validation enforces: limits, severities, disabled rules.
+//
+// `default` protects today's loaders (llama.cpp, ollama, candle, gguf-py);
+// `strict` enforces the spec's letter and turns warnings into errors. A policy
+// file (JSON, see docs/policy.md) starts from one of them and changes limits,
+// severities and disabled rules.
+#ifndef GGUFGUARD_RULES_POLICY_H_
+#define GGUFGUARD_RULES_POLICY_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ggufguard/rules/rule_catalog.h"
+
+namespace ggufguard {
+
+struct Limits {
+  uint64_t max_tensor_count = uint64_t{1} << 20;
+  uint64_t max_kv_count = uint64_t{1} << 20;
+  uint64_t max_string_length = uint64_t{1} << 30;  // ggml's GGUF_MAX_STRING_LENGTH
+  uint64_t max_array_length = uint64_t{1} << 30;   // ggml's GGUF_MAX_ARRAY_ELEMENTS
+  uint32_t max_nesting_depth = 4;                  // arrays inside arrays
+  uint64_t max_key_length = 65535;                 // the spec's bound
+  uint64_t max_tensor_name_length = 63;            // GGML_MAX_NAME - 1
+  uint64_t max_header_bytes = uint64_t{1} << 30;   // everything before the data section
+  uint64_t min_alignment = 1;
+  uint64_t max_alignment = uint64_t{1} << 20;      // ggml accepts 2^31: a pad that hides gigabytes
+  uint32_t max_findings_per_rule = 100;            // the rest are counted, not listed
+};
+
+// The hard ceiling on nesting depth whatever a policy file says: the parser
+// recurses once per level.
+inline constexpr uint32_t kHardMaxNestingDepth = 64;
+
+struct Policy {
+  std::string name = "default";
+  Limits limits;
+  bool strict_key_grammar = false;  // spec grammar instead of the lenient one
+  bool strict_severities = false;   // use RuleInfo::strict_severity
+  // Per-rule overrides, indexed by rule ID (IDs are < 10000).
+  std::array<std::optional<Severity>, 10000> severity_override{};
+  std::array<bool, 10000> disabled{};
+
+  bool Enabled(RuleId id) const { return !disabled[static_cast<uint16_t>(id)]; }
+  Severity SeverityOf(RuleId id) const;
+};
+
+Policy DefaultPolicy();
+Policy StrictPolicy();
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_RULES_POLICY_H_

@@ -1,0 +1,107 @@
+#include "ggufguard/rules/rule_catalog.h"
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "absl/strings/str_format.h"
+
+namespace ggufguard {
+namespace {
+
+constexpr Severity E = Severity::kError;
+constexpr Severity W = Severity::kWarning;
+constexpr Severity N = Severity::kInfo;
+
+// The single table of rules. Keep in ID order; docs/rules.md mirrors it.
+constexpr RuleInfo kRules[] = {
+    {RuleId::kTruncated, "truncated", E, E, "the file ends before a field, string, array or count it declares"},
+    {RuleId::kTensorCountLimit, "tensor-count-limit", E, E, "tensor_count exceeds the policy limit"},
+    {RuleId::kKvCountLimit, "kv-count-limit", E, E, "kv_count exceeds the policy limit"},
+    {RuleId::kStringLengthLimit, "string-length-limit", E, E, "a string is longer than the policy limit"},
+    {RuleId::kArrayLengthLimit, "array-length-limit", E, E, "an array has more elements than the policy limit"},
+    {RuleId::kNestingDepthLimit, "nesting-depth-limit", E, E, "arrays nest deeper than the policy limit"},
+    {RuleId::kHeaderSizeLimit, "header-size-limit", E, E, "the header is larger than the policy limit"},
+
+    {RuleId::kBadMagic, "bad-magic", E, E, "the file does not start with the GGUF magic"},
+    {RuleId::kLegacyMagic, "legacy-magic", E, E, "a pre-GGUF (GGML/GGMF/GGJT) or pre-release (FUGG) magic"},
+    {RuleId::kUnsupportedVersion, "unsupported-version", E, E, "version 0, above 3, or an impossible byte order"},
+    {RuleId::kVersion1, "version-1", E, E, "GGUF v1 (u32 counts), rejected by today's loaders"},
+    {RuleId::kBigEndian, "big-endian", N, N, "the file is big-endian; little-endian loaders cannot use it"},
+
+    {RuleId::kInvalidValueType, "invalid-value-type", E, E, "a metadata value type id outside 0..12"},
+    {RuleId::kInvalidArrayType, "invalid-array-type", E, E, "an array element type id outside 0..12"},
+    {RuleId::kNestedArray, "nested-array", W, W, "an array of arrays, which ggml and llama.cpp reject"},
+    {RuleId::kInvalidUtf8, "invalid-utf8", E, E, "a key or string value that is not strict UTF-8"},
+    {RuleId::kInvalidBool, "invalid-bool", E, E, "a bool byte other than 0 or 1"},
+    {RuleId::kNonFiniteFloat, "non-finite-float", E, E, "a NaN or infinite float in metadata"},
+    {RuleId::kEmptyKey, "empty-key", E, E, "a metadata key of length 0"},
+    {RuleId::kKeyGrammar, "key-grammar", W, E, "a key outside the spec's dotted lower_snake_case grammar"},
+    {RuleId::kKeyControlBytes, "key-control-bytes", E, E, "a key with NUL, control or non-ASCII bytes"},
+    {RuleId::kKeyTooLong, "key-too-long", E, E, "a key longer than 65535 bytes"},
+    {RuleId::kDuplicateKey, "duplicate-key", E, E, "the same key twice; parsers disagree on which wins"},
+    {RuleId::kKeyCollision, "key-collision", E, E, "keys that differ as bytes but collide in common readers"},
+    {RuleId::kNulInString, "nul-in-string", W, E, "a string value containing NUL, truncated by C readers"},
+    {RuleId::kValueTypeVersion, "value-type-version", E, E, "a 64-bit value type in a v1 file"},
+
+    {RuleId::kAlignmentType, "alignment-type", E, E, "general.alignment is not a u32"},
+    {RuleId::kAlignmentNotPowerOfTwo, "alignment-not-power-of-two", E, E, "general.alignment is 0 or not a power of two"},
+    {RuleId::kAlignmentOutOfRange, "alignment-out-of-range", E, E, "general.alignment outside the policy bounds"},
+
+    {RuleId::kEmptyTensorName, "empty-tensor-name", E, E, "a tensor with an empty name"},
+    {RuleId::kTensorNameTooLong, "tensor-name-too-long", E, E, "a tensor name of 64 bytes or more (GGML_MAX_NAME)"},
+    {RuleId::kTensorNameEncoding, "tensor-name-encoding", E, E, "a tensor name with invalid UTF-8, NUL or control bytes"},
+    {RuleId::kDuplicateTensorName, "duplicate-tensor-name", E, E, "two tensors with the same name"},
+    {RuleId::kTooManyDims, "too-many-dims", E, E, "n_dims above 4 (GGML_MAX_DIMS)"},
+    {RuleId::kNegativeDim, "negative-dim", E, E, "a dimension that is negative read as int64"},
+    {RuleId::kUnknownGgmlType, "unknown-ggml-type", E, E, "a ggml type id this version does not know"},
+    {RuleId::kRemovedGgmlType, "removed-ggml-type", E, E, "a ggml type id that was removed (block size 0)"},
+    {RuleId::kIntermediateGgmlType, "intermediate-ggml-type", W, E, "a compute-only ggml type (Q8_1, Q8_K) stored in a file"},
+    {RuleId::kRowNotBlockMultiple, "row-not-block-multiple", E, E, "ne[0] is not a multiple of the type's block size"},
+    {RuleId::kTensorSizeOverflow, "tensor-size-overflow", E, E, "element count or byte size overflows 64 bits"},
+
+    {RuleId::kTensorMisaligned, "tensor-misaligned", E, E, "a tensor offset that is not a multiple of the alignment"},
+    {RuleId::kTensorOutOfBounds, "tensor-out-of-bounds", E, E, "a tensor whose bytes lie past the end of the file"},
+    {RuleId::kTensorOverlap, "tensor-overlap", E, E, "two tensors share bytes"},
+    {RuleId::kTensorGap, "tensor-gap", W, E, "unused bytes between tensors beyond the alignment padding"},
+    {RuleId::kTensorOutOfOrder, "tensor-out-of-order", W, E, "tensor data not in the order of the tensor infos"},
+    {RuleId::kNonZeroPadding, "nonzero-padding", W, E, "alignment padding bytes that are not zero"},
+    {RuleId::kTrailingBytes, "trailing-bytes", E, E, "bytes after the end of the last tensor's padded data (polyglot risk)"},
+    {RuleId::kMissingTensorData, "missing-tensor-data", E, E, "the file ends at or before the data section"},
+};
+
+static_assert([] {
+  for (size_t i = 1; i < sizeof(kRules) / sizeof(kRules[0]); ++i) {
+    if (static_cast<int>(kRules[i - 1].id) >= static_cast<int>(kRules[i].id)) return false;
+  }
+  return true;
+}(), "kRules must be sorted by ID without repeats");
+
+}  // namespace
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+absl::Span<const RuleInfo> AllRules() { return kRules; }
+
+const RuleInfo* FindRule(RuleId id) {
+  for (const RuleInfo& r : kRules) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+const RuleInfo* FindRuleByCode(std::string_view code_or_name) {
+  for (const RuleInfo& r : kRules) {
+    if (r.name == code_or_name || RuleCode(r.id) == code_or_name) return &r;
+  }
+  return nullptr;
+}
+
+std::string RuleCode(RuleId id) { return absl::StrFormat("GG%04d", static_cast<int>(id)); }
+
+}  // namespace ggufguard

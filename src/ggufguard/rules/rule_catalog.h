@@ -1,0 +1,96 @@
+// Every rule ggufguard knows: stable ID, kebab-case name, default severity.
+//
+// IDs are grouped by thousands and never reused once retired:
+//   1xxx limits and truncation     2xxx file header
+//   3xxx metadata encoding         4xxx known keys and hyperparameters
+//   5xxx tensor infos              6xxx data layout
+//   7xxx tokenizer                 8xxx chat templates
+//   9xxx loader confusion and resource bombs
+// docs/rules.md explains each one; a test keeps the two in step.
+#ifndef GGUFGUARD_RULES_RULE_CATALOG_H_
+#define GGUFGUARD_RULES_RULE_CATALOG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/types/span.h"
+
+namespace ggufguard {
+
+enum class Severity : uint8_t { kInfo = 0, kWarning = 1, kError = 2 };
+std::string_view SeverityName(Severity s);  // "info", "warning", "error"
+
+enum class RuleId : uint16_t {
+  // 1xxx limits and truncation
+  kTruncated = 1001,
+  kTensorCountLimit = 1002,
+  kKvCountLimit = 1003,
+  kStringLengthLimit = 1004,
+  kArrayLengthLimit = 1005,
+  kNestingDepthLimit = 1006,
+  kHeaderSizeLimit = 1007,
+  // 2xxx file header
+  kBadMagic = 2001,
+  kLegacyMagic = 2002,
+  kUnsupportedVersion = 2003,
+  kVersion1 = 2004,
+  kBigEndian = 2005,
+  // 3xxx metadata encoding
+  kInvalidValueType = 3001,
+  kInvalidArrayType = 3002,
+  kNestedArray = 3003,
+  kInvalidUtf8 = 3004,
+  kInvalidBool = 3005,
+  kNonFiniteFloat = 3006,
+  kEmptyKey = 3007,
+  kKeyGrammar = 3008,
+  kKeyControlBytes = 3009,
+  kKeyTooLong = 3010,
+  kDuplicateKey = 3011,
+  kKeyCollision = 3012,
+  kNulInString = 3013,
+  kValueTypeVersion = 3014,
+  // 4xxx known keys
+  kAlignmentType = 4001,
+  kAlignmentNotPowerOfTwo = 4002,
+  kAlignmentOutOfRange = 4003,
+  // 5xxx tensor infos
+  kEmptyTensorName = 5001,
+  kTensorNameTooLong = 5002,
+  kTensorNameEncoding = 5003,
+  kDuplicateTensorName = 5004,
+  kTooManyDims = 5005,
+  kNegativeDim = 5006,
+  kUnknownGgmlType = 5007,
+  kRemovedGgmlType = 5008,
+  kIntermediateGgmlType = 5009,
+  kRowNotBlockMultiple = 5010,
+  kTensorSizeOverflow = 5011,
+  // 6xxx data layout
+  kTensorMisaligned = 6001,
+  kTensorOutOfBounds = 6002,
+  kTensorOverlap = 6003,
+  kTensorGap = 6004,
+  kTensorOutOfOrder = 6005,
+  kNonZeroPadding = 6006,
+  kTrailingBytes = 6007,
+  kMissingTensorData = 6008,
+};
+
+struct RuleInfo {
+  RuleId id;
+  std::string_view name;      // kebab-case, stable
+  Severity default_severity;  // under the default policy
+  Severity strict_severity;   // under the strict policy
+  std::string_view summary;   // one line: what it catches
+};
+
+absl::Span<const RuleInfo> AllRules();      // in ID order
+const RuleInfo* FindRule(RuleId id);        // nullptr only for a bug
+const RuleInfo* FindRuleByCode(std::string_view code_or_name);  // "GG3011" or "duplicate-key"
+std::string RuleCode(RuleId id);            // "GG3011"
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_RULES_RULE_CATALOG_H_

@@ -1,0 +1,156 @@
+// 4xxx general.alignment and 5xxx tensor infos.
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+
+void CheckAlignment(RuleContext& ctx) {
+  GgufHeader& h = ctx.header;
+  const KeyValue* kv = h.Find("general.alignment");
+  h.alignment = kDefaultAlignment;
+  bool usable = true;
+  if (kv != nullptr) {
+    if (kv->value.type != ValueType::kUint32) {
+      ctx.sink.Add(RuleId::kAlignmentType, kv->type_offset,
+                   absl::StrCat("general.alignment is ", Sv(ValueTypeName(kv->value.type)),
+                                "; loaders require u32 (ggml rejects the file, candle silently uses 32)"));
+      usable = false;
+    } else {
+      uint64_t a = *kv->value.AsUnsigned();
+      if (!IsPowerOfTwo(a)) {
+        ctx.sink.Add(RuleId::kAlignmentNotPowerOfTwo, kv->value.offset,
+                     absl::StrCat("general.alignment ", a, " is not a power of two",
+                                  a == 0 ? " (0 divides by zero in candle and gguf-parser-go)" : ""));
+        usable = false;
+      } else {
+        if (a < ctx.policy.limits.min_alignment || a > ctx.policy.limits.max_alignment) {
+          ctx.sink.Add(RuleId::kAlignmentOutOfRange, kv->value.offset,
+                       absl::StrCat("general.alignment ", a, " is outside the policy bounds [",
+                                    ctx.policy.limits.min_alignment, ", ", ctx.policy.limits.max_alignment, "]"));
+        }
+        h.alignment = a;
+      }
+    }
+  }
+  // Without a usable alignment every data offset would be a guess: the
+  // layout rules stay silent rather than report noise.
+  h.data_offset_known = usable && CheckedAlignUp(h.infos_end, h.alignment, &h.data_offset);
+}
+
+namespace {
+
+void CheckTensorName(const TensorInfo& t, RuleContext& ctx) {
+  if (t.name.empty()) {
+    ctx.sink.Add(RuleId::kEmptyTensorName, t.offset, "tensor with an empty name");
+    return;
+  }
+  if (t.name.size() > ctx.policy.limits.max_tensor_name_length) {
+    ctx.sink.Add(RuleId::kTensorNameTooLong, t.offset,
+                 absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' is ", t.name.size(),
+                              " bytes; ggml allows at most ", ctx.policy.limits.max_tensor_name_length));
+  }
+  size_t bad = FindInvalidUtf8(t.name);
+  if (bad != kValidUtf8) {
+    ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset + bad,
+                 absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' is not valid UTF-8 at byte ", bad));
+    return;
+  }
+  for (size_t i = 0; i < t.name.size(); ++i) {
+    auto c = static_cast<uint8_t>(t.name[i]);
+    if (c < 0x20 || c == 0x7F) {
+      ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset + i,
+                   absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' has control byte 0x",
+                                absl::Hex(c, absl::kZeroPad2), " at ", i,
+                                c == 0 ? " (ggml truncates the name there)" : ""));
+      return;
+    }
+  }
+}
+
+// Element count and byte size, dividing by the block size before multiplying
+// (ggml's ggml_nbytes multiplies first and can wrap, #27200).
+void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx) {
+  for (uint32_t d = 0; d < t.n_dims; ++d) {
+    if (static_cast<int64_t>(t.dims[d]) < 0) {
+      ctx.sink.Add(RuleId::kNegativeDim, t.offset,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", d, " is ",
+                                static_cast<int64_t>(t.dims[d]), " read as int64"));
+      return;
+    }
+  }
+  if (t.dims[0] % type.block_size != 0) {
+    ctx.sink.Add(RuleId::kRowNotBlockMultiple, t.offset,
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ne[0] = ", t.dims[0],
+                              ", not a multiple of the ", Sv(type.name), " block size ", type.block_size));
+    return;
+  }
+  uint64_t elements = 1;
+  uint64_t bytes = (t.dims[0] / type.block_size);
+  bool ok = CheckedMul(bytes, type.type_size, &bytes);
+  for (uint32_t d = 0; d < kMaxDims && ok; ++d) {
+    ok = CheckedMul(elements, t.dims[d], &elements);
+    if (d > 0 && ok) ok = CheckedMul(bytes, t.dims[d], &bytes);
+  }
+  // ggml stores ne as int64 and the count as int64: both must fit.
+  if (!ok || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+      bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    ctx.sink.Add(RuleId::kTensorSizeOverflow, t.offset,
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' shape [", t.dims[0], ", ", t.dims[1], ", ",
+                              t.dims[2], ", ", t.dims[3], "] of ", Sv(type.name), " overflows 63 bits"));
+    return;
+  }
+  t.element_count = elements;
+  t.byte_size = bytes;
+  t.size_known = true;
+}
+
+}  // namespace
+
+void CheckTensorInfos(RuleContext& ctx) {
+  GgufHeader& h = ctx.header;
+  // Names as ggml sees them (C strings, cut at NUL): two names equal there
+  // are the same tensor to the loader.
+  absl::flat_hash_map<std::string_view, size_t> names;
+  names.reserve(h.tensors.size());
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    TensorInfo& t = h.tensors[i];
+    CheckTensorName(t, ctx);
+    std::string_view c_name = t.name.substr(0, t.name.find('\0'));
+    auto [it, inserted] = names.emplace(c_name, i);
+    if (!inserted) {
+      const TensorInfo& first = h.tensors[it->second];
+      ctx.sink.Add(RuleId::kDuplicateTensorName, t.offset,
+                   absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' repeats tensor ", it->second,
+                                " at offset ", first.offset, first.name != t.name ? " (equal as C strings)" : ""));
+    }
+    const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+    if (type == nullptr) {
+      ctx.sink.Add(RuleId::kUnknownGgmlType, t.type_offset,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type,
+                                ", unknown to ", Sv(kGgmlTypeTableVersion)));
+      continue;
+    }
+    if (type->status == GgmlTypeStatus::kRemoved) {
+      ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has removed ggml type ", t.ggml_type, " (",
+                                Sv(type->name), ", block size 0)"));
+      continue;
+    }
+    if (type->status == GgmlTypeStatus::kIntermediate) {
+      ctx.sink.Add(RuleId::kIntermediateGgmlType, t.type_offset,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has compute-only ggml type ", Sv(type->name)));
+    }
+    ComputeTensorSize(t, *type, ctx);
+  }
+}
+
+}  // namespace ggufguard
