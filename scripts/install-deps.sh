@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything ggufguard needs on a fresh Debian 12 machine (as root).
+# Safe to run again: it only calls apt-get when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config           # build
+  libabsl-dev                                 # Status, Span, hash containers, strings
+  libsimdjson-dev                             # vectorised UTF-8 validation
+  nlohmann-json3-dev                          # JSON and SARIF reports, policy files
+  libssl-dev                                  # SHA-256 of chat templates
+  libgtest-dev libgmock-dev                   # tests
+  libbenchmark-dev                            # benchmarks
+  clang-14 libclang-rt-14-dev llvm-14         # libFuzzer and sanitizers
+  zip                                         # OSS-Fuzz seed corpora
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: run as root (apt-get install needs it)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
