@@ -6,9 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 cmake --preset dev
 cmake --build --preset dev -j "$jobs"
-ctest --preset dev -j "$jobs"
-if [ -x fuzz/ci_fuzz.sh ] || [ -f fuzz/ci_fuzz.sh ]; then
-  bash fuzz/ci_fuzz.sh
-fi
+ctest --preset dev -j "$jobs" 2>&1 | tee "$log"
+# ctest's summary: "100% tests passed, 0 tests failed out of N"
+total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
+
+bash fuzz/ci_fuzz.sh
+
+echo "tests: $((total - failed)) passed, ${failed} failed"

@@ -117,15 +117,44 @@ std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_vie
 
 namespace {
 
+std::string ShortValue(const Value& v);
+
+// The first few elements of an array, as gguf-dump shows them.
+std::string ArrayPreview(const ArrayView& a) {
+  constexpr uint64_t kShown = 5;
+  std::string s = absl::StrCat(Sv(ValueTypeName(a.element_type)), "[", a.count, "] [");
+  const uint64_t n = a.count < kShown ? a.count : kShown;
+  if (a.element_type == ValueType::kString) {
+    ByteReader r(a.element_bytes, a.order);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t len = 0;
+      uint32_t len32 = 0;
+      bool ok = a.length_size == 8 ? r.ReadU64(&len) : (r.ReadU32(&len32) && ((len = len32), true));
+      absl::Span<const uint8_t> bytes;
+      if (!ok || !r.ReadBytes(len, &bytes)) break;
+      absl::StrAppend(&s, i ? ", " : "", "'", EscapeForDisplay(AsStringView(bytes), 24), "'");
+    }
+  } else if (a.element_type != ValueType::kArray) {
+    for (uint64_t i = 0; i < n; ++i) {
+      Value e;
+      e.type = a.element_type;
+      e.order = a.order;
+      e.bytes = a.element_bytes.subspan(i * ScalarSize(a.element_type), ScalarSize(a.element_type));
+      absl::StrAppend(&s, i ? ", " : "", ShortValue(e));
+    }
+  } else {
+    s += "...";
+  }
+  if (a.count > n) s += ", ...";
+  return s + "]";
+}
+
 std::string ShortValue(const Value& v) {
   switch (v.type) {
     case ValueType::kString:
       return absl::StrCat("'", EscapeForDisplay(v.AsString(), 60), "'");
-    case ValueType::kArray: {
-      const ArrayView& a = v.array;
-      std::string s = absl::StrCat("[", Sv(ValueTypeName(a.element_type)), " x ", a.count, "]");
-      return s;
-    }
+    case ValueType::kArray:
+      return ArrayPreview(v.array);
     case ValueType::kFloat32:
     case ValueType::kFloat64:
       return absl::StrFormat("%g", *v.AsDouble());
