@@ -39,8 +39,12 @@ struct Report {
 Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy);
 
 struct SourceOptions {
-  uint64_t first_prefix = uint64_t{4} << 20;  // first read: 4 MiB
-  uint64_t growth = 4;                        // then x4 until the header fits
+  // First read: 2 MiB, one huge page; it holds the header of a ~50k-token
+  // vocabulary (SmolLM2, GPT-2: ~1.8 MB). x4 then reaches 8 MiB, 4x that
+  // vocabulary, in two reads. Every byte read past the header is copied for
+  // nothing: docs/performance.md has the measurements behind these numbers.
+  uint64_t first_prefix = uint64_t{2} << 20;
+  uint64_t growth = 4;  // then x4 until the header fits
 };
 
 // A report together with the header bytes its views borrow.
@@ -53,11 +57,38 @@ class ValidatedFile {
   ValidatedFile& operator=(const ValidatedFile&) = delete;
 
   const Report& report() const { return report_; }
-  absl::Span<const uint8_t> prefix() const { return prefix_; }
+  absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_.size()}; }
 
  private:
   friend absl::StatusOr<ValidatedFile> ValidateSource(ByteSource&, const Policy&, const SourceOptions&);
-  std::vector<uint8_t> prefix_;  // moving a vector keeps its buffer, so views stay valid
+
+  // The prefix's memory. Not a std::vector: a vector zero-fills what it
+  // allocates, and each fresh 4 KiB page costs a page fault, which dominated
+  // reading a multi-MiB header (docs/performance.md). This buffer is left
+  // uninitialised (the read overwrites every byte before use) and, from
+  // 1 MiB up, is aligned and advised for transparent huge pages. Moving it
+  // keeps its memory, so views stay valid.
+  class Buffer {
+   public:
+    Buffer() = default;
+    explicit Buffer(size_t size);
+    Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_) {
+      other.data_ = nullptr;
+      other.size_ = 0;
+    }
+    Buffer& operator=(Buffer&& other) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer();
+    uint8_t* data() const { return data_; }
+    size_t size() const { return size_; }
+
+   private:
+    uint8_t* data_ = nullptr;
+    size_t size_ = 0;
+  };
+
+  Buffer prefix_;
   Report report_;
 };
 

@@ -22,7 +22,7 @@ inline bool IsValidUtf8(std::string_view s) { return FindInvalidUtf8(s) == kVali
 // IsValidUtf8, no position.
 bool IsValidUtf8Bulk(const uint8_t* data, size_t size);
 
-// Number of 0x00 bytes in [data, data+size), eight bytes at a time.
+// Number of 0x00 bytes in [data, data+size); vectorised (SSE2 on x86-64).
 uint64_t CountZeroBytes(const uint8_t* data, size_t size);
 
 // Printable ASCII rendering for messages and text output: control bytes,

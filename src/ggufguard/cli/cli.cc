@@ -9,14 +9,17 @@
 #include "absl/strings/str_cat.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
+#include "ggufguard/report/sarif.h"
 #include "ggufguard/rules/policy.h"
+#include "ggufguard/rules/policy_file.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: ggufguard validate [--format text|json] [--policy default|strict] [--max-stdin-bytes N] FILE... | -\n"
+    "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--max-stdin-bytes N]\n"
+    "                          FILE... | -\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error\n";
@@ -72,10 +75,14 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
   return o;
 }
 
+// A built-in name, or a policy file (docs/policy.md) whose errors are usage
+// errors: a gatekeeper must not run with a policy it misread.
 std::optional<Policy> LoadPolicy(const std::string& name, std::ostream& err) {
   if (name == "default") return DefaultPolicy();
   if (name == "strict") return StrictPolicy();
-  err << "ggufguard: unknown policy '" << name << "' (default or strict)\n";
+  absl::StatusOr<Policy> p = LoadPolicyFile(name);
+  if (p.ok()) return *std::move(p);
+  err << "ggufguard: " << p.status().message() << " (--policy takes default, strict or a JSON policy file)\n";
   return std::nullopt;
 }
 
@@ -149,8 +156,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "ggufguard: no input file (use - for standard input)\n" << kUsage;
     return kExitUsage;
   }
-  if (o->format != "text" && o->format != "json") {
-    err << "ggufguard: unknown format '" << o->format << "' (text or json)\n";
+  if (o->format != "text" && o->format != "json" && o->format != "sarif") {
+    err << "ggufguard: unknown format '" << o->format << "' (text, json or sarif)\n";
     return kExitUsage;
   }
   std::optional<Policy> policy = LoadPolicy(o->policy, err);
@@ -181,7 +188,11 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     out << RenderText(outcomes);
     return code;
   }
-  out << (o->format == "json" ? RenderJson(outcomes, policy->name) : RenderText(outcomes));
+  if (o->format == "sarif") {
+    out << RenderSarif(outcomes, *policy);
+  } else {
+    out << (o->format == "json" ? RenderJson(outcomes, policy->name) : RenderText(outcomes));
+  }
   return code;
 }
 

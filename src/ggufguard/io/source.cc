@@ -72,8 +72,10 @@ absl::StatusOr<std::vector<uint8_t>> ReadStream(int fd, uint64_t max_bytes) {
   for (;;) {
     size_t old = bytes.size();
     // Read at most one byte past the cap, to tell "exactly the cap" from "over".
-    uint64_t room = max_bytes - std::min<uint64_t>(old, max_bytes) + 1;
-    size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, room));
+    // (Compare before adding the one: with no cap, max_bytes = 2^64 - 1, the
+    // sum would wrap to 0 and read nothing.)
+    uint64_t left = max_bytes - std::min<uint64_t>(old, max_bytes);
+    size_t want = left < kChunk ? static_cast<size_t>(left) + 1 : kChunk;
     bytes.resize(old + want);
     ssize_t got = ::read(fd, bytes.data() + old, want);
     if (got < 0) {

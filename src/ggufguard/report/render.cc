@@ -7,6 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/loader_rules.h"
+#include "ggufguard/rules/template_rules.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -44,6 +46,39 @@ Json HeaderJson(const Report& r) {
   j["data_offset"] = h.data_offset_known ? Json(h.data_offset) : Json(nullptr);
   j["file_size"] = r.file_size;
   return j;
+}
+
+std::string ShortValue(const Value& v);
+
+// Each chat template's digest, so that a gatekeeper can allow-list the
+// templates it has reviewed.
+Json TemplatesJson(const Report& r) {
+  Json out = Json::array();
+  for (const TemplateDigest& d : ChatTemplateDigests(r.header)) {
+    out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
+                   {"sha256", d.sha256}});
+  }
+  return out;
+}
+
+// For each group of colliding keys (GG3011/GG3012), the value each kind of
+// reader would use (see loader_rules.h).
+Json KeyCollisionsJson(const Report& r) {
+  const GgufHeader& h = r.header;
+  auto reading = [&](std::optional<size_t> i) -> Json {
+    if (!i) return nullptr;
+    return {{"offset", h.kvs[*i].offset}, {"value", ShortValue(h.kvs[*i].value)}};
+  };
+  Json out = Json::array();
+  for (const KeyReadings& g : FindKeyReadings(h)) {
+    Json keys = Json::array();
+    for (size_t i : g.kvs) keys.push_back({{"key", EscapeForDisplay(h.kvs[i].key, 256)}, {"offset", h.kvs[i].offset}});
+    out.push_back({{"key", EscapeForDisplay(g.name, 256)},
+                   {"keys", std::move(keys)},
+                   {"readings",
+                    {{"exact", reading(g.exact)}, {"c_string", reading(g.c_string)}, {"last_wins", reading(g.last_wins)}}}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -107,6 +142,10 @@ std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_vie
     f["suppressed"] = std::move(suppressed);
     Counts c = CountFindings(r);
     f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
+    if (r.header_parsed) {
+      f["templates"] = TemplatesJson(r);
+      f["key_collisions"] = KeyCollisionsJson(r);
+    }
     files.push_back(std::move(f));
   }
   doc["files"] = std::move(files);

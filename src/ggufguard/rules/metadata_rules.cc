@@ -106,20 +106,64 @@ void CheckStringContents(std::string_view s, uint64_t offset, std::string_view w
   }
 }
 
-// Every string of a string array. The fast path validates the whole element
-// range at once: when every length is below 128, each length field's bytes
-// are ASCII, so the concatenation is valid UTF-8 exactly when every string
-// is (a sequence cut at a string's end meets an ASCII byte and fails), and
-// the range holds exactly (length_size - 1) zero bytes per length field plus
-// one per empty string unless some string contains NUL. Only when that
-// fails are the strings walked one by one, to say which and where.
-void CheckStringArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
+// What CheckStringContents accepts without a finding: valid UTF-8, no NUL.
+// It allocates nothing, so callers build a finding's label ("element 7 of
+// 'tokenizer.ggml.tokens'") only for a string that has a finding, never one
+// per string.
+bool StringIsClean(std::string_view s) {
+  return FindInvalidUtf8(s) == kValidUtf8 && (s.empty() || std::memchr(s.data(), 0, s.size()) == nullptr);
+}
+
+// A run of whole elements of a string array, [p, p + n), holding `strings`
+// strings, `empty` of them empty, every length below 128. Each length
+// field's bytes are then ASCII, so the run is valid UTF-8 exactly when every
+// string is (a sequence cut at a string's end meets an ASCII byte and fails;
+// one cut by the end of the run fails too), and it holds exactly
+// (length_size - 1) zero bytes per length field plus one per empty string
+// unless some string contains NUL. Two vectorised passes, no per-string work.
+bool ShortStringRunIsClean(const uint8_t* p, uint64_t n, uint64_t strings, uint64_t empty, uint32_t length_size) {
+  return IsValidUtf8Bulk(p, n) && CountZeroBytes(p, n) == strings * (length_size - 1) + empty;
+}
+
+// True when every string of the array is clean, decided in bulk. When the
+// parser saw no string of 128 bytes or more (max_string_length), the whole
+// element range is one run. Otherwise (real vocabularies have a few long
+// tokens, whose length fields hold non-ASCII bytes) the lengths are walked
+// once: runs of short strings are checked in bulk, each long string on its
+// own, without its length field. False means "look string by string", not
+// necessarily that a string is bad.
+bool StringArrayIsClean(const ArrayView& a) {
   const uint8_t* data = a.element_bytes.data();
   const uint64_t size = a.element_bytes.size();
-  if (a.max_string_length < 128) {
-    uint64_t expected_zeros = a.count * (a.length_size - 1) + a.empty_strings;
-    if (IsValidUtf8Bulk(data, size) && CountZeroBytes(data, size) == expected_zeros) return;
+  const uint32_t ls = a.length_size;
+  if (a.max_string_length < 128) return ShortStringRunIsClean(data, size, a.count, a.empty_strings, ls);
+  uint64_t pos = 0, run_start = 0, run_strings = 0, run_empty = 0;
+  for (uint64_t i = 0; i < a.count; ++i) {
+    if (size - pos < ls) return false;  // the parser proved the walk: a bug otherwise
+    const uint64_t len =
+        ls == 8 ? LoadUnsigned<uint64_t>(data + pos, a.order) : LoadUnsigned<uint32_t>(data + pos, a.order);
+    if (len > size - pos - ls) return false;
+    if (len < 128) {
+      ++run_strings;
+      run_empty += (len == 0);
+    } else {
+      const uint8_t* s = data + pos + ls;
+      if (!ShortStringRunIsClean(data + run_start, pos - run_start, run_strings, run_empty, ls) ||
+          !IsValidUtf8Bulk(s, len) || std::memchr(s, 0, len) != nullptr) {
+        return false;
+      }
+      run_start = pos + ls + len;
+      run_strings = run_empty = 0;
+    }
+    pos += ls + len;
   }
+  return ShortStringRunIsClean(data + run_start, pos - run_start, run_strings, run_empty, ls);
+}
+
+// Every string of a string array: in bulk (above), and only when that fails
+// string by string, to say which and where.
+void CheckStringArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
+  if (StringArrayIsClean(a)) return;
   ByteReader r(a.element_bytes, a.order);
   for (uint64_t i = 0; i < a.count; ++i) {
     uint64_t len = 0;
@@ -134,13 +178,41 @@ void CheckStringArray(const ArrayView& a, std::string_view key, RuleContext& ctx
     uint64_t at = a.elements_offset + r.position();
     absl::Span<const uint8_t> s;
     if (!ok || !r.ReadBytes(len, &s)) return;  // the parser proved the walk; a bug otherwise
+    if (StringIsClean(AsStringView(s))) continue;
     CheckStringContents(AsStringView(s), at, absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "'"), ctx);
   }
 }
 
+// True when no element of a float array is NaN or infinite (exponent bits
+// all ones). One branch-free pass that compilers vectorise; the mask is
+// byte-swapped for a big-endian file instead of every element (the file and
+// the host are then both read as stored, as LoadUnsigned does on a
+// little-endian host).
+template <typename T>
+bool AllFinite(const ArrayView& a, T exponent_mask) {
+  if (a.order == ByteOrder::kBig) {
+    if constexpr (sizeof(T) == 4) exponent_mask = __builtin_bswap32(exponent_mask);
+    if constexpr (sizeof(T) == 8) exponent_mask = __builtin_bswap64(exponent_mask);
+  }
+  const uint8_t* p = a.element_bytes.data();
+  bool non_finite = false;
+  for (uint64_t i = 0; i < a.count; ++i) {
+    T bits;
+    std::memcpy(&bits, p + i * sizeof(T), sizeof(T));
+    non_finite |= (bits & exponent_mask) == exponent_mask;
+  }
+  return !non_finite;
+}
+
+// Fixed-size elements. Clean arrays are the rule (a vocabulary's scores are
+// tens of thousands of floats): one branch-free pass decides, and only an
+// array with a bad element is walked again to report each one.
 void CheckFixedArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
   switch (a.element_type) {
-    case ValueType::kBool:
+    case ValueType::kBool: {
+      uint8_t high_bits = 0;  // any bit above bit 0: a byte other than 0 or 1
+      for (uint64_t i = 0; i < a.count; ++i) high_bits |= a.element_bytes[i] & 0xFE;
+      if (high_bits == 0) return;
       for (uint64_t i = 0; i < a.count; ++i) {
         uint8_t b = a.element_bytes[i];
         if (b > 1) {
@@ -149,7 +221,9 @@ void CheckFixedArray(const ArrayView& a, std::string_view key, RuleContext& ctx)
         }
       }
       return;
+    }
     case ValueType::kFloat32:
+      if (AllFinite<uint32_t>(a, 0x7F800000u)) return;
       for (uint64_t i = 0; i < a.count; ++i) {
         if (!IsFiniteF32(a.ScalarAt<uint32_t>(i))) {
           ctx.sink.Add(RuleId::kNonFiniteFloat, a.elements_offset + 4 * i,
@@ -158,6 +232,7 @@ void CheckFixedArray(const ArrayView& a, std::string_view key, RuleContext& ctx)
       }
       return;
     case ValueType::kFloat64:
+      if (AllFinite<uint64_t>(a, 0x7FF0000000000000ull)) return;
       for (uint64_t i = 0; i < a.count; ++i) {
         if (!IsFiniteF64(a.ScalarAt<uint64_t>(i))) {
           ctx.sink.Add(RuleId::kNonFiniteFloat, a.elements_offset + 8 * i,
@@ -255,6 +330,7 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
       }
       return;
     case ValueType::kString:
+      if (StringIsClean(v.AsString())) return;  // the label is built only for a finding
       CheckStringContents(v.AsString(), v.offset, absl::StrCat("value of '", EscapeForDisplay(kv.key), "'"), ctx);
       return;
     case ValueType::kArray:

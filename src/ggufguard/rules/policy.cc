@@ -20,6 +20,7 @@ Policy StrictPolicy() {
   p.name = "strict";
   p.strict_key_grammar = true;
   p.strict_severities = true;
+  p.check_merges = true;
   p.limits.min_alignment = 8;  // the spec: "must be a multiple of 8"
   return p;
 }

@@ -28,7 +28,15 @@ struct Limits {
   uint64_t min_alignment = 1;
   uint64_t max_alignment = uint64_t{1} << 20;      // ggml accepts 2^31: a pad that hides gigabytes
   uint32_t max_findings_per_rule = 100;            // the rest are counted, not listed
+  // Semantic limits (docs/policy.md). Each is far above every real model so
+  // that only absurd values, which exist to exhaust a loader, trip them.
+  uint64_t max_chat_template_bytes = uint64_t{1} << 20;  // real templates are < 64 KiB
+  uint64_t max_kv_cache_bytes = uint64_t{1} << 44;       // 16 TiB; Llama 4 Scout at 10M context is ~2 TiB
+  uint64_t max_vocab_size = uint64_t{1} << 22;           // tokens or merges; real vocabularies are < 300k
+  uint64_t max_header_memory_bytes = uint64_t{1} << 28;  // 256 MiB of loader objects for the header
 };
+// policy_file.cc names every field of Limits; it static_asserts on
+// sizeof(Limits) so that a new field cannot be left out of policy files.
 
 // The hard ceiling on nesting depth whatever a policy file says: the parser
 // recurses once per level.
@@ -39,6 +47,10 @@ struct Policy {
   Limits limits;
   bool strict_key_grammar = false;  // spec grammar instead of the lenient one
   bool strict_severities = false;   // use RuleInfo::strict_severity
+  // Check that every BPE merge is a pair of tokens (GG7004). Off by default:
+  // it builds a hash set of the vocabulary, which costs more than the rest of
+  // a validation together.
+  bool check_merges = false;
   // Per-rule overrides, indexed by rule ID (IDs are < 10000).
   std::array<std::optional<Severity>, 10000> severity_override{};
   std::array<bool, 10000> disabled{};

@@ -45,6 +45,18 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kAlignmentType, "alignment-type", E, E, "general.alignment is not a u32"},
     {RuleId::kAlignmentNotPowerOfTwo, "alignment-not-power-of-two", E, E, "general.alignment is 0 or not a power of two"},
     {RuleId::kAlignmentOutOfRange, "alignment-out-of-range", E, E, "general.alignment outside the policy bounds"},
+    {RuleId::kKnownKeyType, "known-key-type", E, E, "a standard key whose value type is not the one loaders require"},
+    {RuleId::kUnknownKey, "unknown-key", N, N, "a key outside the table of standard keys (for review)"},
+    {RuleId::kMissingArchitecture, "missing-architecture", E, E, "general.architecture is absent from a non-empty file"},
+    {RuleId::kArchitectureName, "architecture-name", E, E, "general.architecture is empty or has bytes outside [a-z0-9_-]"},
+    {RuleId::kMissingHyperparameter, "missing-hyperparameter", E, E, "a model with tensors lacks a hyperparameter its loader requires"},
+    {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS)"},
+    {RuleId::kPerLayerArrayLength, "per-layer-array-length", E, E, "a per-layer hyperparameter array not block_count long"},
+    {RuleId::kHyperparameterRange, "hyperparameter-range", W, E, "a hyperparameter outside its sane range (zero size, eps not in (0, 1), ...)"},
+    {RuleId::kEmbeddingShape, "embedding-shape", E, E, "token_embd/output weights that disagree with the vocabulary or embedding size"},
+    {RuleId::kQuantizationVersion, "quantization-version", W, E, "quantized tensors without general.quantization_version 2"},
+    {RuleId::kFileTypeMismatch, "file-type-mismatch", W, E, "general.file_type contradicts the tensor types"},
+    {RuleId::kSplitKeys, "split-keys", E, E, "split.no/split.count/split.tensors.count inconsistent"},
 
     {RuleId::kEmptyTensorName, "empty-tensor-name", E, E, "a tensor with an empty name"},
     {RuleId::kTensorNameTooLong, "tensor-name-too-long", E, E, "a tensor name of 64 bytes or more (GGML_MAX_NAME)"},
@@ -66,6 +78,27 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kNonZeroPadding, "nonzero-padding", W, E, "alignment padding bytes that are not zero"},
     {RuleId::kTrailingBytes, "trailing-bytes", E, E, "bytes after the end of the last tensor's padded data (polyglot risk)"},
     {RuleId::kMissingTensorData, "missing-tensor-data", E, E, "the file ends at or before the data section"},
+
+    {RuleId::kVocabLengthMismatch, "vocab-length-mismatch", E, E, "tokenizer scores or token_type not as long as tokens"},
+    {RuleId::kTokenTypeValue, "token-type-value", W, E, "a token_type outside 1..6"},
+    {RuleId::kSpecialTokenId, "special-token-id", E, E, "a special token id at or above the vocabulary size"},
+    {RuleId::kMergeNotTokens, "merge-not-tokens", W, E, "a BPE merge that is not a pair of tokens (strict or check_merges)"},
+    {RuleId::kByteTokenFormat, "byte-token-format", E, E, "a BYTE-type token that is not <0xNN>"},
+
+    {RuleId::kChatTemplateTooLarge, "chat-template-too-large", E, E, "a chat template larger than the policy limit"},
+    {RuleId::kChatTemplateNonPrintable, "chat-template-non-printable", W, E, "control or invalid bytes in a chat template"},
+    {RuleId::kChatTemplateDunderAccess, "chat-template-dunder-access", E, E, "a chat template reaching __dunder__ or _private attributes (SSTI)"},
+    {RuleId::kChatTemplateAttrFilter, "chat-template-attr-filter", E, E, "a chat template using the attr filter (sandbox bypass)"},
+    {RuleId::kChatTemplateDangerousName, "chat-template-dangerous-name", W, E, "a chat template naming os, eval, self, config, import, ..."},
+    {RuleId::kChatTemplateGlobalsHelper, "chat-template-globals-helper", E, E, "a chat template using lipsum/cycler/joiner/... as an object"},
+    {RuleId::kChatTemplateRecursiveMacro, "chat-template-recursive-macro", W, E, "a chat template with recursive macros (render-time DoS)"},
+    {RuleId::kChatTemplateExcessiveNesting, "chat-template-excessive-nesting", W, E, "a chat template nested deeper than the scanner limit"},
+    {RuleId::kChatTemplateUnterminated, "chat-template-unterminated", W, E, "a chat template with an unterminated tag, string or block"},
+
+    {RuleId::kTensorAllocation, "tensor-allocation", E, E, "tensors declare more bytes than the file holds"},
+    {RuleId::kKvCacheEstimate, "kv-cache-estimate", E, E, "context x layers x KV width would need a KV cache above the policy limit"},
+    {RuleId::kVocabSizeLimit, "vocab-size-limit", E, E, "more tokens or merges than the policy limit"},
+    {RuleId::kHeaderMemory, "header-memory", E, E, "the parsed header would take more loader memory than the policy limit"},
 };
 
 static_assert([] {

@@ -55,6 +55,18 @@ enum class RuleId : uint16_t {
   kAlignmentType = 4001,
   kAlignmentNotPowerOfTwo = 4002,
   kAlignmentOutOfRange = 4003,
+  kKnownKeyType = 4004,
+  kUnknownKey = 4005,
+  kMissingArchitecture = 4006,
+  kArchitectureName = 4007,
+  kMissingHyperparameter = 4008,
+  kBlockCountLimit = 4009,
+  kPerLayerArrayLength = 4010,
+  kHyperparameterRange = 4011,
+  kEmbeddingShape = 4012,
+  kQuantizationVersion = 4013,
+  kFileTypeMismatch = 4014,
+  kSplitKeys = 4015,
   // 5xxx tensor infos
   kEmptyTensorName = 5001,
   kTensorNameTooLong = 5002,
@@ -76,6 +88,27 @@ enum class RuleId : uint16_t {
   kNonZeroPadding = 6006,
   kTrailingBytes = 6007,
   kMissingTensorData = 6008,
+  // 7xxx tokenizer
+  kVocabLengthMismatch = 7001,
+  kTokenTypeValue = 7002,
+  kSpecialTokenId = 7003,
+  kMergeNotTokens = 7004,
+  kByteTokenFormat = 7005,
+  // 8xxx chat templates
+  kChatTemplateTooLarge = 8001,
+  kChatTemplateNonPrintable = 8002,
+  kChatTemplateDunderAccess = 8003,
+  kChatTemplateAttrFilter = 8004,
+  kChatTemplateDangerousName = 8005,
+  kChatTemplateGlobalsHelper = 8006,
+  kChatTemplateRecursiveMacro = 8007,
+  kChatTemplateExcessiveNesting = 8008,
+  kChatTemplateUnterminated = 8009,
+  // 9xxx loader confusion and resource bombs
+  kTensorAllocation = 9001,
+  kKvCacheEstimate = 9002,
+  kVocabSizeLimit = 9003,
+  kHeaderMemory = 9004,
 };
 
 struct RuleInfo {

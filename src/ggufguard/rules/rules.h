@@ -5,10 +5,13 @@
 #ifndef GGUFGUARD_RULES_RULES_H_
 #define GGUFGUARD_RULES_RULES_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/rules/finding.h"
+#include "ggufguard/rules/known_keys.h"
 #include "ggufguard/rules/policy.h"
 
 namespace ggufguard {
@@ -30,6 +33,45 @@ void CheckTensorInfos(RuleContext& ctx);
 // 6xxx: where tensor data lies in the file. Reads padding bytes past the
 // header, so it can fail with an I/O error.
 absl::Status CheckDataLayout(RuleContext& ctx);
+
+// Reports one rule's findings from a loop that may find millions (a crafted
+// vocabulary, a million unknown keys). Past the policy's per-rule cap the
+// sink only counts findings, so the message, the costly part, is built only
+// for findings it will list; `make` is called at most max_findings_per_rule
+// times.
+class RuleReporter {
+ public:
+  RuleReporter(RuleContext& ctx, RuleId id)
+      : sink_(ctx.sink), id_(id), enabled_(ctx.sink.Enabled(id)), cap_(ctx.policy.limits.max_findings_per_rule) {}
+  bool enabled() const { return enabled_; }
+  template <typename MakeMessage>
+  void Add(uint64_t offset, MakeMessage&& make) {
+    if (!enabled_) return;
+    sink_.Add(id_, offset, built_ < cap_ ? (++built_, make()) : std::string());
+  }
+
+ private:
+  FindingSink& sink_;
+  RuleId id_;
+  bool enabled_;
+  uint64_t cap_;
+  uint64_t built_ = 0;
+};
+
+// The semantic families read metadata through `keys` (llama.cpp's reading)
+// and run after CheckTensorInfos, whose byte sizes they use. Each keeps its
+// per-token work to flat loops without allocation (docs/performance.md).
+//
+// 4004+: the known-key table, general.architecture, hyperparameters, the
+// shapes of the embedding tensors, quantization version, file type, split.
+void CheckKnownKeys(RuleContext& ctx, const KeyIndex& keys);
+// 7xxx: the vocabulary arrays, special token ids, byte tokens, merges.
+void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys);
+// 8xxx: every tokenizer.chat_template* value, through ScanChatTemplate.
+void CheckChatTemplates(RuleContext& ctx);
+// 9xxx: what a loader would allocate (tensors, KV cache, vocabulary, header
+// objects) against the file size and the policy limits.
+void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);
 
 // The normal form a key takes in the readers that disagree with byte
 // equality (C-string truncation at NUL, white-space trimming, case folding).

@@ -1,0 +1,297 @@
+// Validation speed on realistic headers (Google Benchmark).
+//
+//   build/h-bench/bench/validate_bench --benchmark_repetitions=10
+//       --benchmark_report_aggregates_only=true   (one command line)
+//
+// Inputs: smollm2-like.gguf and smollm2-like-4x.gguf (bench/bench_inputs.h),
+// looked for in $GGUFGUARD_BENCH_INPUTS, else the build tree's bench-inputs/,
+// and written there first when missing or stale; plus a real llama.cpp
+// vocabulary file from ../shared ($GGUFGUARD_REAL_GGUF overrides the path),
+// skipped with a message when absent.
+//
+// Per input, in one binary so that the ratios compare like with like:
+//   floor/memcpy, floor/memchr   one pass over the header bytes: the floor
+//   parse                        ParseHeader alone
+//   rules/<family>               each rule family over an already parsed
+//                                header (the families of src/ggufguard/rules/rules.h)
+//   validate/memory              ValidateBytes over the whole file in memory
+//   validate/memory_source       ValidateSource over a MemorySource (adds the
+//                                prefix copy that a file read would do)
+//   validate/path                FileSource::Open + ValidateSource: open,
+//                                fstat, pread of the prefix, close
+// bytes_per_second counts the header (magic to the end of the tensor
+// infos); strings/s counts keys, string values, array strings and tensor
+// names. docs/performance.md has measured figures.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/bench_inputs.h"
+#include "benchmark/benchmark.h"
+#include "ggufguard/io/source.h"
+#include "ggufguard/parse/parser.h"
+#include "ggufguard/rules/rules.h"
+#include "ggufguard/validate.h"
+
+namespace ggufguard::bench {
+namespace {
+
+struct Input {
+  std::string name;  // short label used in benchmark names
+  std::string path;
+  std::vector<uint8_t> file;  // the whole file (tensor data included)
+  uint64_t header_bytes = 0;  // magic to the end of the tensor infos
+  uint64_t strings = 0;
+};
+
+const Policy& BenchPolicy() {
+  static const Policy* policy = new Policy(DefaultPolicy());
+  return *policy;
+}
+
+bool ReadWholeFile(const std::string& path, std::vector<uint8_t>* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    ::close(fd);
+    return false;
+  }
+  out->resize(size);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t got = ::pread(fd, out->data() + done, size - done, static_cast<off_t>(done));
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  return done == size;
+}
+
+uint64_t CountStrings(const GgufHeader& h) {
+  uint64_t n = h.tensors.size();
+  for (const KeyValue& kv : h.kvs) {
+    n += 1;  // the key
+    if (kv.value.type == ValueType::kString) n += 1;
+    if (kv.value.type == ValueType::kArray && kv.value.array.element_type == ValueType::kString) {
+      n += kv.value.array.count;
+    }
+  }
+  return n;
+}
+
+// Loads a file and checks that it is the happy path the numbers claim: parsed
+// and valid under the default policy.
+std::unique_ptr<Input> LoadInput(std::string name, std::string path) {
+  auto in = std::make_unique<Input>();
+  in->name = std::move(name);
+  in->path = std::move(path);
+  if (!ReadWholeFile(in->path, &in->file)) return nullptr;
+  Report report = ValidateBytes(in->file, BenchPolicy());
+  if (!report.header_parsed) {
+    std::fprintf(stderr, "validate_bench: %s: header not parsed; not benchmarked\n", in->path.c_str());
+    return nullptr;
+  }
+  if (!report.valid() || !report.findings.empty()) {
+    std::fprintf(stderr, "validate_bench: note: %s has %zu findings (valid: %s)\n", in->path.c_str(),
+                 report.findings.size(), report.valid() ? "yes" : "no");
+  }
+  in->header_bytes = report.header.infos_end;
+  in->strings = CountStrings(report.header);
+  std::fprintf(stderr, "validate_bench: %-22s %10ju bytes, header %9ju bytes, %7ju strings, %3zu tensors\n",
+               in->name.c_str(), static_cast<uintmax_t>(in->file.size()), static_cast<uintmax_t>(in->header_bytes),
+               static_cast<uintmax_t>(in->strings), report.header.tensors.size());
+  return in;
+}
+
+void SetCounters(benchmark::State& state, const Input& in) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * in.header_bytes));
+  state.counters["strings"] =
+      benchmark::Counter(static_cast<double>(in.strings), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+absl::Span<const uint8_t> HeaderBytes(const Input& in) {
+  return absl::MakeConstSpan(in.file).subspan(0, in.header_bytes);
+}
+
+// --- Floors: the least any validator must spend touching the header once. ---
+
+void BM_Memcpy(benchmark::State& state, const Input* in) {
+  absl::Span<const uint8_t> header = HeaderBytes(*in);
+  std::vector<uint8_t> dst(header.size());
+  for (auto _ : state) {
+    std::memcpy(dst.data(), header.data(), header.size());
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, *in);
+}
+
+// memchr for a byte value that never occurs in the header: a full read-only
+// pass at the library's vectorised speed.
+void BM_Memchr(benchmark::State& state, const Input* in, uint8_t absent) {
+  absl::Span<const uint8_t> header = HeaderBytes(*in);
+  for (auto _ : state) {
+    const void* p = std::memchr(header.data(), absent, header.size());
+    benchmark::DoNotOptimize(p);
+  }
+  SetCounters(state, *in);
+}
+
+// --- The validator. ---
+
+void BM_Parse(benchmark::State& state, const Input* in) {
+  ParseOptions options{BenchPolicy().limits, /*complete=*/true};
+  for (auto _ : state) {
+    FindingSink sink(BenchPolicy());
+    ParseResult r = ParseHeader(in->file, options, sink);
+    benchmark::DoNotOptimize(r.header.infos_end);
+  }
+  SetCounters(state, *in);
+}
+
+// One rule family over a header parsed once outside the loop, with a fresh
+// sink each time (what a validation pays). The families are idempotent: the
+// fields they fill (alignment, sizes, offsets) come out the same each time.
+void BM_RuleFamily(benchmark::State& state, const Input* in, absl::Status (*family)(RuleContext&)) {
+  FindingSink parse_sink(BenchPolicy());
+  ParseResult parsed = ParseHeader(in->file, ParseOptions{BenchPolicy().limits, true}, parse_sink);
+  FileView view(in->file, nullptr);
+  {
+    // Earlier families fill what later ones read (alignment, tensor sizes).
+    FindingSink sink(BenchPolicy());
+    RuleContext ctx{parsed.header, view, sink, BenchPolicy()};
+    CheckMetadataEncoding(ctx);
+    CheckAlignment(ctx);
+    CheckTensorInfos(ctx);
+  }
+  for (auto _ : state) {
+    FindingSink sink(BenchPolicy());
+    RuleContext ctx{parsed.header, view, sink, BenchPolicy()};
+    absl::Status s = family(ctx);
+    benchmark::DoNotOptimize(s);
+  }
+  SetCounters(state, *in);
+}
+
+absl::Status MetadataEncoding(RuleContext& ctx) {
+  CheckMetadataEncoding(ctx);
+  return absl::OkStatus();
+}
+absl::Status Alignment(RuleContext& ctx) {
+  CheckAlignment(ctx);
+  return absl::OkStatus();
+}
+absl::Status TensorInfos(RuleContext& ctx) {
+  CheckTensorInfos(ctx);
+  return absl::OkStatus();
+}
+
+void BM_ValidateMemory(benchmark::State& state, const Input* in) {
+  for (auto _ : state) {
+    Report r = ValidateBytes(in->file, BenchPolicy());
+    benchmark::DoNotOptimize(r.has_errors);
+  }
+  SetCounters(state, *in);
+}
+
+void BM_ValidateMemorySource(benchmark::State& state, const Input* in) {
+  for (auto _ : state) {
+    MemorySource source(in->file);
+    absl::StatusOr<ValidatedFile> r = ValidateSource(source, BenchPolicy());
+    benchmark::DoNotOptimize(r.ok());
+  }
+  SetCounters(state, *in);
+}
+
+void BM_ValidatePath(benchmark::State& state, const Input* in) {
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(in->path);
+    if (!source.ok()) {
+      state.SkipWithError(std::string(source.status().message()).c_str());
+      return;
+    }
+    absl::StatusOr<ValidatedFile> r = ValidateSource(**source, BenchPolicy());
+    benchmark::DoNotOptimize(r.ok());
+  }
+  SetCounters(state, *in);
+}
+
+void Register(const Input* in) {
+  auto name = [&](const char* what) { return std::string(what) + "/" + in->name; };
+  benchmark::RegisterBenchmark(name("floor/memcpy").c_str(), BM_Memcpy, in);
+  bool present[256] = {};
+  for (uint8_t b : HeaderBytes(*in)) present[b] = true;
+  int absent = -1;
+  for (int b = 255; b >= 0 && absent < 0; --b) {
+    if (!present[b]) absent = b;
+  }
+  if (absent >= 0) {
+    benchmark::RegisterBenchmark(name("floor/memchr").c_str(), BM_Memchr, in, static_cast<uint8_t>(absent));
+  } else {
+    std::fprintf(stderr, "validate_bench: %s uses every byte value: no memchr floor\n", in->name.c_str());
+  }
+  benchmark::RegisterBenchmark(name("parse").c_str(), BM_Parse, in);
+  benchmark::RegisterBenchmark(name("rules/metadata_encoding").c_str(), BM_RuleFamily, in, &MetadataEncoding);
+  benchmark::RegisterBenchmark(name("rules/alignment").c_str(), BM_RuleFamily, in, &Alignment);
+  benchmark::RegisterBenchmark(name("rules/tensor_infos").c_str(), BM_RuleFamily, in, &TensorInfos);
+  benchmark::RegisterBenchmark(name("rules/data_layout").c_str(), BM_RuleFamily, in, &CheckDataLayout);
+  benchmark::RegisterBenchmark(name("validate/memory").c_str(), BM_ValidateMemory, in);
+  benchmark::RegisterBenchmark(name("validate/memory_source").c_str(), BM_ValidateMemorySource, in);
+  benchmark::RegisterBenchmark(name("validate/path").c_str(), BM_ValidatePath, in);
+}
+
+std::string RealGgufPath() {
+  if (const char* env = std::getenv("GGUFGUARD_REAL_GGUF"); env != nullptr && *env != '\0') return env;
+  return std::string(GGUFGUARD_SOURCE_DIR) + "/../shared/corpus-real/valid/llamacpp_vocab-gpt-2.gguf";
+}
+
+}  // namespace
+}  // namespace ggufguard::bench
+
+int main(int argc, char** argv) {
+  namespace gb = ggufguard::bench;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  const std::string dir = gb::BenchInputDir(GGUFGUARD_BENCH_INPUTS_DEFAULT);
+  if (!gb::BenchInputsPresent(dir)) {
+    std::fprintf(stderr, "validate_bench: writing the inputs into %s (once)\n", dir.c_str());
+    absl::Status s = gb::WriteBenchInputs(dir);
+    if (!s.ok()) {
+      std::fprintf(stderr, "validate_bench: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+  }
+
+  std::vector<std::unique_ptr<gb::Input>> inputs;
+  for (const gb::BenchInputFile& f : gb::kBenchInputFiles) {
+    std::string file = f.file_name;
+    std::string label = file.substr(0, file.size() - std::string(".gguf").size());
+    auto in = gb::LoadInput(label, (std::filesystem::path(dir) / f.file_name).string());
+    if (in == nullptr) {
+      std::fprintf(stderr, "validate_bench: cannot read %s/%s\n", dir.c_str(), f.file_name);
+      return 1;
+    }
+    inputs.push_back(std::move(in));
+  }
+  const std::string real = gb::RealGgufPath();
+  if (std::filesystem::exists(real)) {
+    if (auto in = gb::LoadInput("llamacpp-gpt-2", real)) inputs.push_back(std::move(in));
+  } else {
+    std::fprintf(stderr, "validate_bench: %s not found (set GGUFGUARD_REAL_GGUF): real-file benchmarks skipped\n",
+                 real.c_str());
+  }
+  for (const auto& in : inputs) gb::Register(in.get());
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

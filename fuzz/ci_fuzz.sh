@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# CI fuzzing, called by scripts/test.sh (.ci/run):
+#   1. builds the `fuzz` preset (clang 14, libFuzzer, ASan+UBSan);
+#   2. replays corpus/ (valid files, rule reproducers, regressions) through
+#      every fuzzer;
+#   3. fuzzes each fuzzer for FUZZ_SECONDS (default 60) from a scratch copy of
+#      corpus/, with the settings of fuzz/<fuzzer>.options (dict, max_len,
+#      rss_limit_mb=2048, timeout=1).
+# Fails (exit 1) on any crash, invariant break, sanitizer report, leak, slow
+# input (over 1 s) or out-of-memory; the input is kept under
+# build/fuzz/artifacts/ and the command that reproduces it is printed.
+# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 135
+# per fuzzer (4 fuzzers).
+#
+#   bash fuzz/ci_fuzz.sh                # 4 x 60 s
+#   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
+#   FUZZ_SECONDS=0 bash fuzz/ci_fuzz.sh # build and replay only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+source fuzz/options.sh
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+JOBS=${JOBS:-2}
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer)
+max_seconds=$(( 540 / ${#fuzzers[@]} ))
+if (( FUZZ_SECONDS > max_seconds )); then
+  echo "ci_fuzz: FUZZ_SECONDS=$FUZZ_SECONDS would take over 10 minutes for ${#fuzzers[@]} fuzzers; using $max_seconds" >&2
+  FUZZ_SECONDS=$max_seconds
+fi
+
+echo "== ci_fuzz: building the fuzz preset"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$JOBS" --target ggufguard_fuzzers
+bin=$root/build/fuzz/fuzz
+
+artifacts=$root/build/fuzz/artifacts
+mkdir -p "$artifacts"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ggufguard-fuzz.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+# Never fuzz into the repository: libFuzzer writes new inputs to its first
+# corpus directory.
+mkdir -p "$scratch/seed"
+cp -R corpus/. "$scratch/seed/"
+find "$scratch/seed" -name '*.md' -delete
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# A run is bad if libFuzzer says so (non-zero exit) or if any report reached
+# the log anyway.
+bad_log() {
+  grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|ggufguard invariant broken|SUMMARY: ' "$1"
+}
+
+failed=0
+report() {  # fuzzer log rc
+  local f=$1 log=$2 rc=$3
+  if (( rc != 0 )) || bad_log "$log"; then
+    failed=1
+    echo "!! $f FAILED (exit $rc); last lines of $log:"
+    tail -n 40 "$log"
+    local crash
+    crash=$(ls -t "$artifacts/$f-"* 2>/dev/null | head -n 1 || true)
+    if [[ -n $crash ]]; then
+      echo "!! reproduce: $bin/$f $crash"
+      echo "!! minimise:  $bin/$f -minimize_crash=1 -runs=10000 $crash"
+    fi
+    return 1
+  fi
+  return 0
+}
+
+echo "== ci_fuzz: replaying corpus/ through ${fuzzers[*]}"
+for f in "${fuzzers[@]}"; do
+  log=$artifacts/$f-replay.log
+  set +e
+  (cd "$scratch" && "$bin/$f" -runs=0 -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/$f-" \
+      "$scratch/seed/valid" "$scratch/seed/rules" "$scratch/seed/policies" "$scratch/seed/regressions") >"$log" 2>&1
+  rc=$?
+  set -e
+  if report "$f" "$log" "$rc"; then
+    echo "   $f: $(grep -o 'INITED.*' "$log" | head -n 1)"
+  fi
+done
+(( failed == 0 )) || { echo "ci_fuzz: corpus replay failed"; exit 1; }
+
+if (( FUZZ_SECONDS == 0 )); then
+  echo "ci_fuzz: replay passed (FUZZ_SECONDS=0: no fuzzing)"
+  exit 0
+fi
+
+echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s"
+printf '%-16s %10s %8s %8s %12s\n' fuzzer execs cov ft corpus
+for f in "${fuzzers[@]}"; do
+  options_flags "$f"
+  mkdir -p "$scratch/work-$f"
+  log=$artifacts/$f-fuzz.log
+  set +e
+  (cd "$scratch" && "$bin/$f" "${FLAGS[@]}" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+      -artifact_prefix="$artifacts/$f-" "$scratch/work-$f" "$scratch/seed") >"$log" 2>&1
+  rc=$?
+  set -e
+  if report "$f" "$log" "$rc"; then
+    read -r execs cov ft units bytes rate < <(fuzz_summary "$log")
+    printf '%-16s %10s %8s %8s %12s\n' "$f" "$execs" "$cov" "$ft" "$units/$bytes"
+  fi
+done
+if (( failed != 0 )); then
+  echo "ci_fuzz: FAILED (logs and inputs in $artifacts)"
+  exit 1
+fi
+echo "ci_fuzz: passed (${#fuzzers[@]} fuzzers x ${FUZZ_SECONDS}s, no crash, leak, timeout or OOM)"

@@ -1,0 +1,25 @@
+// SARIF 2.1.0 output, for code-scanning dashboards (GitHub code scanning,
+// Azure DevOps, VS Code's SARIF viewer): one run; every rule in
+// tool.driver.rules with its level under the policy in use; one result per
+// listed finding, located by byte offset in the file.
+#ifndef GGUFGUARD_REPORT_SARIF_H_
+#define GGUFGUARD_REPORT_SARIF_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ggufguard/report/render.h"
+#include "ggufguard/rules/policy.h"
+
+namespace ggufguard {
+
+inline constexpr std::string_view kInformationUri = "https://ggufguard.dev";
+// Each rule's page, docs/rules/GGnnnn.md, as published.
+std::string RuleHelpUri(RuleId id);
+
+std::string RenderSarif(const std::vector<FileOutcome>& outcomes, const Policy& policy);
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_REPORT_SARIF_H_

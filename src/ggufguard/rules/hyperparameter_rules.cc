@@ -1,0 +1,321 @@
+// 4004-4015: known keys and their types, general.architecture, the
+// hyperparameters llama.cpp demands, the embedding shapes they imply, and the
+// quantization, file-type and split metadata.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+// llama.cpp's LLAMA_MAX_LAYERS: get_key_or_arr throws above it, and per-layer
+// std::arrays are this long.
+constexpr uint32_t kMaxLayers = 512;
+// ggml's GGML_QNT_VERSION: the block layout every quantized type uses today.
+constexpr uint64_t kQuantVersion = 2;
+
+std::string KeyName(const KeyValue& kv) { return EscapeForDisplay(kv.key, 96); }
+
+std::string DescribeValueType(const Value& v) {
+  if (v.type != ValueType::kArray) return std::string(ValueTypeName(v.type));
+  return absl::StrCat("array of ", Sv(ValueTypeName(v.array.element_type)));
+}
+
+void CheckKeyTypes(RuleContext& ctx, const KeyIndex& keys) {
+  RuleReporter unknown(ctx, RuleId::kUnknownKey);
+  RuleReporter wrong_type(ctx, RuleId::kKnownKeyType);
+  for (const KeyValue& kv : ctx.header.kvs) {
+    std::string_view key = CStringKey(kv.key);
+    if (key.empty()) continue;  // GG3007 or GG3009 already say why
+    const KnownKey* known = FindKnownKey(key, keys.arch());
+    if (known == nullptr) {
+      unknown.Add(kv.offset, [&] {
+        return absl::StrCat("'", KeyName(kv), "' is not a standard key (", Sv(kKnownKeysVersion), "); loaders ignore it");
+      });
+      continue;
+    }
+    if (key == "general.alignment") continue;  // GG4001 reports its type
+    if (!AcceptsValue(*known, kv.value)) {
+      wrong_type.Add(kv.type_offset, [&] {
+        return absl::StrCat("'", KeyName(kv), "' is ", DescribeValueType(kv.value), "; loaders require ",
+                            DescribeTypes(*known));
+      });
+    }
+  }
+}
+
+bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
+
+void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
+  const GgufHeader& h = ctx.header;
+  const KeyValue* kv = keys.arch_kv();
+  if (kv == nullptr) {
+    // The 24-byte empty file is a valid GGUF; anything with content is a
+    // model, adapter or vocabulary, and every loader dispatches on this key.
+    if (!h.kvs.empty() || !h.tensors.empty()) {
+      ctx.sink.Add(RuleId::kMissingArchitecture, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset,
+                   "general.architecture is missing: llama.cpp, ollama and candle choose the model code by it "
+                   "and refuse the file");
+    }
+    return;
+  }
+  if (kv->value.type != ValueType::kString) return;  // GG4004
+  std::string_view arch = kv->value.AsString();
+  if (arch.empty()) {
+    ctx.sink.Add(RuleId::kArchitectureName, kv->value.offset, "general.architecture is empty");
+    return;
+  }
+  for (size_t i = 0; i < arch.size(); ++i) {
+    if (!IsArchChar(arch[i])) {
+      ctx.sink.Add(RuleId::kArchitectureName, kv->value.offset + i,
+                   absl::StrCat("general.architecture '", EscapeForDisplay(arch), "' has '",
+                                EscapeForDisplay(arch.substr(i, 1)), "' at ", i,
+                                ": architecture names are [a-z0-9_-], and keys are built from them"));
+      return;
+    }
+  }
+}
+
+bool IsAdapter(const KeyIndex& keys) {
+  const KeyValue* type = keys.Find("general.type");
+  return keys.Find("adapter.type") != nullptr ||
+         (type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "adapter");
+}
+
+struct FloatRange {
+  std::string_view suffix;
+  double min;
+  bool min_inclusive;
+  double max;  // exclusive
+  std::string_view why;
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr FloatRange kFloatRanges[] = {
+    {"attention.layer_norm_epsilon", 0, false, 1, "a norm divides by sqrt(var + eps)"},
+    {"attention.layer_norm_rms_epsilon", 0, false, 1, "RMS norm divides by sqrt(mean + eps)"},
+    {"attention.group_norm_epsilon", 0, false, 1, "a norm divides by sqrt(var + eps)"},
+    {"rope.freq_base", 0, false, kInf, "RoPE raises it to fractional powers"},
+    {"rope.scaling.factor", 0, false, kInf, "RoPE divides positions by it"},
+    {"rope.scale_linear", 0, false, kInf, "RoPE divides positions by it"},
+    {"attention.clamp_kqv", 0, false, kInf, "activations are clamped to [-x, x]"},
+    {"attention.max_alibi_bias", 0, true, kInf, "ALiBi slopes are 2^(-bias/n)"},
+    {"attn_logit_softcapping", 0, false, kInf, "logits are divided by it"},
+    {"final_logit_softcapping", 0, false, kInf, "logits are divided by it"},
+};
+
+void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
+  for (const FloatRange& r : kFloatRanges) {
+    const KeyValue* kv = keys.FindArch(r.suffix);
+    std::optional<double> x = kv ? kv->value.AsDouble() : std::nullopt;
+    if (!x || !std::isfinite(*x)) continue;  // wrong type: GG4004; NaN/inf: GG3006
+    bool ok = (r.min_inclusive ? *x >= r.min : *x > r.min) && *x < r.max;
+    if (!ok) {
+      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value.offset,
+                   absl::StrCat("'", KeyName(*kv), "' is ", *x, ", outside ", r.min_inclusive ? "[" : "(", r.min,
+                                ", ", r.max == kInf ? "inf" : absl::StrCat(r.max), "): ", Sv(r.why)));
+    }
+  }
+  // Sizes only matter to a loader that builds the model (vocab-only files
+  // stop before them).
+  if (!has_tensors) return;
+  for (std::string_view suffix : {"context_length", "embedding_length", "block_count"}) {
+    const KeyValue* kv = keys.FindArch(suffix);
+    if (keys.U32(kv) == 0u) {
+      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value.offset,
+                   absl::StrCat("'", KeyName(*kv), "' is 0 in a file with tensors"));
+    }
+  }
+  if (!IsTransformerArch(keys.arch())) return;
+  const KeyValue* heads_kv = keys.FindArch("attention.head_count");
+  const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
+  std::optional<uint32_t> heads = keys.U32(heads_kv);
+  std::optional<uint32_t> kv_heads = keys.U32(kv_heads_kv);
+  if (heads == 0u) {
+    ctx.sink.Add(RuleId::kHyperparameterRange, heads_kv->value.offset,
+                 absl::StrCat("'", KeyName(*heads_kv), "' is 0: the head size is embedding_length / head_count"));
+  } else if (heads && kv_heads && *kv_heads > 0 && *heads % *kv_heads != 0) {
+    ctx.sink.Add(RuleId::kHyperparameterRange, kv_heads_kv->value.offset,
+                 absl::StrCat("head_count ", *heads, " is not a multiple of head_count_kv ", *kv_heads,
+                              ": grouped-query attention broadcasts K/V heads, and ggml_mul_mat asserts on it"));
+  }
+}
+
+void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
+  const bool has_tensors = !ctx.header.tensors.empty();
+  if (keys.arch().empty()) return;
+  if (has_tensors && IsTransformerArch(keys.arch()) && !IsAdapter(keys)) {
+    for (std::string_view suffix : {"context_length", "embedding_length", "block_count", "attention.head_count"}) {
+      if (keys.FindArch(suffix) == nullptr) {
+        ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value.offset,
+                     absl::StrCat("'", EscapeForDisplay(keys.arch()), ".", Sv(suffix), "' is missing: llama.cpp ",
+                                  "refuses to load a ", EscapeForDisplay(keys.arch()), " model without it"));
+      }
+    }
+  }
+  const KeyValue* blocks_kv = keys.FindArch("block_count");
+  std::optional<uint32_t> blocks = keys.U32(blocks_kv);
+  if (blocks && *blocks > kMaxLayers) {
+    ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value.offset,
+                 absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kMaxLayers,
+                              " (LLAMA_MAX_LAYERS) and sizes per-layer arrays by it"));
+  }
+  for (std::string_view suffix : {"feed_forward_length", "attention.head_count", "attention.head_count_kv"}) {
+    const KeyValue* kv = keys.FindArch(suffix);
+    if (kv == nullptr || kv->value.type != ValueType::kArray || !blocks) continue;
+    if (kv->value.array.count != *blocks) {
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv->value.offset,
+                   absl::StrCat("'", KeyName(*kv), "' has ", kv->value.array.count, " elements for ", *blocks,
+                                " blocks: llama.cpp reads one per layer and rejects any other length"));
+    }
+  }
+  CheckRanges(ctx, keys, has_tensors);
+}
+
+std::string Shape(const TensorInfo& t) {
+  std::string s = "[";
+  for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&s, d ? ", " : "", t.dims[d]);
+  return s + "]";
+}
+
+void CheckEmbeddingShapes(RuleContext& ctx, const KeyIndex& keys) {
+  if (!IsTransformerArch(keys.arch()) || ctx.header.tensors.empty()) return;
+  const uint64_t n_vocab = VocabularySize(keys).value_or(0);
+  const uint64_t n_embd = keys.U32(keys.FindArch("embedding_length")).value_or(0);
+  for (const TensorInfo& t : ctx.header.tensors) {
+    if (t.name != "token_embd.weight" && t.name != "output.weight") continue;
+    // Unused dims are 1, so a 1-D tensor fails the vocabulary test.
+    bool rows_ok = n_vocab == 0 || t.dims[1] == n_vocab;
+    bool cols_ok = n_embd == 0 || t.dims[0] == n_embd;
+    bool rank_ok = t.dims[2] == 1 && t.dims[3] == 1;
+    if (rows_ok && cols_ok && rank_ok) continue;
+    ctx.sink.Add(RuleId::kEmbeddingShape, t.offset,
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' is ", Shape(t), ", expected [",
+                              n_embd ? absl::StrCat(n_embd) : "n_embd", ", ",
+                              n_vocab ? absl::StrCat(n_vocab) : "n_vocab", "] (embedding_length, vocabulary size)",
+                              !rows_ok && t.dims[1] < n_vocab ? ": token ids past its rows read out of bounds" : ""));
+  }
+}
+
+const TensorInfo* FirstTensor(const GgufHeader& h, bool (*pred)(const GgmlTypeInfo&)) {
+  for (const TensorInfo& t : h.tensors) {
+    const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+    if (type != nullptr && type->status != GgmlTypeStatus::kRemoved && pred(*type)) return &t;
+  }
+  return nullptr;
+}
+bool IsQuantized(const GgmlTypeInfo& t) { return t.quantized; }
+bool IsNotF32(const GgmlTypeInfo& t) { return t.id != 0; }
+
+std::string TensorTypeName(const TensorInfo& t) {
+  const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+  return type ? std::string(type->name) : absl::StrCat("type#", t.ggml_type);
+}
+
+// "Present when quantized tensors exist". The converse is not checked:
+// gguf-py's converters write general.quantization_version into every file,
+// F16 and vocab-only ones included (llamacpp_vocab-phi-3 in corpus-real).
+void CheckQuantizationVersion(RuleContext& ctx, const KeyIndex& keys) {
+  const TensorInfo* quantized = FirstTensor(ctx.header, IsQuantized);
+  if (quantized == nullptr) return;
+  const KeyValue* kv = keys.Find("general.quantization_version");
+  if (kv == nullptr) {
+    ctx.sink.Add(RuleId::kQuantizationVersion, quantized->type_offset,
+                 absl::StrCat("tensor '", EscapeForDisplay(quantized->name), "' is ", TensorTypeName(*quantized),
+                              " but general.quantization_version is missing; the spec requires it with quantized "
+                              "tensors (GGML_QNT_VERSION ", kQuantVersion, ")"));
+    return;
+  }
+  std::optional<uint32_t> v = keys.U32(kv);
+  if (v && *v != kQuantVersion) {
+    ctx.sink.Add(RuleId::kQuantizationVersion, kv->value.offset,
+                 absl::StrCat("general.quantization_version is ", *v, "; today's quantized block layouts are version ",
+                              kQuantVersion, ", an older file's blocks decode as garbage"));
+  }
+}
+
+// llama_ftype: 0 ALL_F32, 1 MOSTLY_F16, 32 MOSTLY_BF16, every other value a
+// quantization (new ones keep being added, so any other value just needs a
+// quantized tensor; mixes such as Q4_K_M fall back to other quantized types
+// for rows that do not fit, so no particular type is demanded). 1024 is
+// LLAMA_FTYPE_GUESSED.
+void CheckFileType(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* kv = keys.Find("general.file_type");
+  std::optional<uint32_t> ftype = keys.U32(kv);
+  if (!ftype || ctx.header.tensors.empty()) return;
+  const uint32_t f = *ftype & ~1024u;
+  std::string problem;
+  if (f == 0) {
+    if (const TensorInfo* t = FirstTensor(ctx.header, IsNotF32)) {
+      problem = absl::StrCat("ALL_F32 but tensor '", EscapeForDisplay(t->name), "' is ", TensorTypeName(*t));
+    }
+  } else if (f == 1 || f == 32) {
+    if (const TensorInfo* t = FirstTensor(ctx.header, IsQuantized)) {
+      problem = absl::StrCat(f == 1 ? "MOSTLY_F16" : "MOSTLY_BF16", " but tensor '", EscapeForDisplay(t->name),
+                             "' is ", TensorTypeName(*t));
+    }
+  } else if (FirstTensor(ctx.header, IsQuantized) == nullptr) {
+    problem = "a quantized type but no tensor is quantized";
+  }
+  if (!problem.empty()) {
+    ctx.sink.Add(RuleId::kFileTypeMismatch, kv->value.offset,
+                 absl::StrCat("general.file_type ", *ftype, " says ", problem,
+                              "; tools size downloads and memory by it"));
+  }
+}
+
+// gguf-split writes split.no (u16, from 0), split.count (u16) and
+// split.tensors.count (i32, the total over all parts) into every part.
+void CheckSplit(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* no_kv = keys.Find("split.no");
+  const KeyValue* count_kv = keys.Find("split.count");
+  const KeyValue* tensors_kv = keys.Find("split.tensors.count");
+  if (no_kv == nullptr && count_kv == nullptr && tensors_kv == nullptr) return;
+  auto u16 = [](const KeyValue* kv) -> std::optional<uint64_t> {
+    if (kv == nullptr || kv->value.type != ValueType::kUint16) return std::nullopt;
+    return kv->value.AsUnsigned();
+  };
+  std::optional<uint64_t> no = u16(no_kv), count = u16(count_kv);
+  if (count_kv == nullptr || no_kv == nullptr) {
+    const KeyValue* present = count_kv ? count_kv : no_kv ? no_kv : tensors_kv;
+    ctx.sink.Add(RuleId::kSplitKeys, present->offset,
+                 absl::StrCat(count_kv ? "split.no" : "split.count",
+                              " is missing while other split.* keys are present: loaders cannot tell which part "
+                              "this is"));
+  }
+  if (count == 0u) {
+    ctx.sink.Add(RuleId::kSplitKeys, count_kv->value.offset, "split.count is 0");
+  } else if (no && count && *no >= *count) {
+    ctx.sink.Add(RuleId::kSplitKeys, no_kv->value.offset,
+                 absl::StrCat("split.no ", *no, " is not below split.count ", *count, " (parts count from 0)"));
+  }
+  if (tensors_kv != nullptr && tensors_kv->value.type == ValueType::kInt32) {
+    const int64_t total = *tensors_kv->value.AsSigned();
+    const uint64_t here = ctx.header.tensors.size();
+    if (total < 0 || static_cast<uint64_t>(total) < here || (count == 1u && static_cast<uint64_t>(total) != here)) {
+      ctx.sink.Add(RuleId::kSplitKeys, tensors_kv->value.offset,
+                   absl::StrCat("split.tensors.count ", total, " does not fit this part's ", here, " tensors",
+                                count == 1u ? " in a file of one part" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+void CheckKnownKeys(RuleContext& ctx, const KeyIndex& keys) {
+  CheckKeyTypes(ctx, keys);
+  CheckArchitecture(ctx, keys);
+  CheckHyperparameters(ctx, keys);
+  CheckEmbeddingShapes(ctx, keys);
+  CheckQuantizationVersion(ctx, keys);
+  CheckFileType(ctx, keys);
+  CheckSplit(ctx, keys);
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,178 @@
+// 9xxx: resource bombs that pass every structural rule, and the readings of
+// colliding keys for the JSON report.
+//
+// The estimates model what real loaders allocate from the header alone,
+// before reading a byte of tensor data; each message gives the estimate so
+// that a reviewer can judge it.
+#include "ggufguard/rules/loader_rules.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+// ggml's objects per header item (64-bit): gguf_tensor_info is a ggml_tensor
+// (GGML_TENSOR_SIZE 336) plus its offset; gguf_kv holds a std::string key,
+// its type and two vectors; each element of a string array becomes a
+// std::string (32 bytes before its heap buffer).
+constexpr uint64_t kTensorInfoObject = 344;
+constexpr uint64_t kKvObject = 88;
+constexpr uint64_t kStringObject = 32;
+// llama.cpp's vocabulary per token: token_data (std::string, score, attr)
+// and a token_to_id hash node holding another std::string, ~128 bytes; per
+// merge a bpe_ranks node holding two std::strings, ~128 bytes.
+constexpr uint64_t kVocabEntry = 128;
+// The KV cache holds F16 K and V.
+constexpr uint64_t kKvCacheElement = 2;
+
+uint64_t SatMul(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return CheckedMul(a, b, &out) ? out : UINT64_MAX;
+}
+uint64_t SatAdd(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return CheckedAdd(a, b, &out) ? out : UINT64_MAX;
+}
+
+// "12345678 bytes (11.8 MiB)"; "more than 2^64 bytes" when saturated.
+std::string Bytes(uint64_t n) {
+  if (n == UINT64_MAX) return "more than 2^64 bytes";
+  constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (n < 1024) return absl::StrCat(n, " bytes");
+  double v = static_cast<double>(n);
+  int unit = -1;
+  while (v >= 1024 && unit < 5) {
+    v /= 1024;
+    ++unit;
+  }
+  return absl::StrFormat("%d bytes (%.1f %s)", n, v, kUnits[unit]);
+}
+
+// A loader that allocates every tensor before reading it (ggml with
+// no_alloc=false, candle, gguf-py's memmap views, custom loaders) reserves
+// the declared sizes, whatever the file holds. The layout rules already
+// report each tensor out of bounds or overlapping; this gives the total.
+void CheckTensorAllocation(RuleContext& ctx) {
+  const uint64_t file_size = ctx.file.size();
+  uint64_t total = 0;
+  const TensorInfo* crossing = nullptr;  // the tensor that takes the total past the file
+  for (const TensorInfo& t : ctx.header.tensors) {
+    if (!t.size_known) continue;
+    total = SatAdd(total, t.byte_size);
+    if (crossing == nullptr && total > file_size) crossing = &t;
+  }
+  if (crossing == nullptr) return;
+  ctx.sink.Add(RuleId::kTensorAllocation, crossing->offset,
+               absl::StrCat("the tensors declare ", Bytes(total), " of data in a file of ", Bytes(file_size),
+                            " (past the end from tensor '", EscapeForDisplay(crossing->name),
+                            "'): a loader that allocates tensors before reading them would reserve that much"));
+}
+
+// A full-context KV cache: context_length x block_count x (K + V width) x 2
+// bytes, where the width is head_count_kv heads of embedding_length /
+// head_count (or key_length/value_length when given). llama-server with
+// n_ctx 0 sizes the cache by the training context, so the file decides it.
+// Vocab-only files (no tensors) are never run, so never get a cache.
+void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
+  if (!IsTransformerArch(keys.arch()) || ctx.header.tensors.empty()) return;
+  const KeyValue* ctx_kv = keys.FindArch("context_length");
+  std::optional<uint32_t> n_ctx = keys.U32(ctx_kv);
+  std::optional<uint32_t> n_embd = keys.U32(keys.FindArch("embedding_length"));
+  std::optional<uint32_t> n_layer = keys.U32(keys.FindArch("block_count"));
+  if (!n_ctx || !n_embd || !n_layer) return;
+  std::optional<uint32_t> heads = keys.U32(keys.FindArch("attention.head_count"));
+  std::optional<uint32_t> kv_heads = keys.U32(keys.FindArch("attention.head_count_kv"));
+  std::optional<uint32_t> key_len = keys.U32(keys.FindArch("attention.key_length"));
+  std::optional<uint32_t> value_len = keys.U32(keys.FindArch("attention.value_length"));
+  const uint64_t n_kv_heads = kv_heads.value_or(heads.value_or(0));
+  auto width = [&](std::optional<uint32_t> head_len) -> uint64_t {
+    if (head_len && n_kv_heads > 0) return SatMul(*head_len, n_kv_heads);
+    if (heads && *heads > 0 && n_kv_heads > 0) return SatMul(*n_embd, n_kv_heads) / *heads;
+    return *n_embd;
+  };
+  const uint64_t per_token_layer = SatAdd(width(key_len), width(value_len));
+  const uint64_t bytes = SatMul(SatMul(SatMul(*n_ctx, *n_layer), per_token_layer), kKvCacheElement);
+  const uint64_t limit = ctx.policy.limits.max_kv_cache_bytes;
+  if (bytes <= limit) return;
+  ctx.sink.Add(RuleId::kKvCacheEstimate, ctx_kv->value.offset,
+               absl::StrCat("a full-context KV cache needs ", Bytes(bytes), " (context_length ", *n_ctx, " x ",
+                            *n_layer, " blocks x K+V width ", per_token_layer,
+                            " x 2 bytes), above the policy limit of ", Bytes(limit),
+                            ": servers that size the cache by the training context try to allocate it"));
+}
+
+void CheckVocabularySize(RuleContext& ctx, const KeyIndex& keys) {
+  const uint64_t limit = ctx.policy.limits.max_vocab_size;
+  for (std::string_view name : {"tokenizer.ggml.tokens", "tokenizer.ggml.merges"}) {
+    const KeyValue* kv = keys.Find(name);
+    if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.count <= limit) continue;
+    const uint64_t n = kv->value.array.count;
+    ctx.sink.Add(RuleId::kVocabSizeLimit, kv->value.offset,
+                 absl::StrCat("'", Sv(name), "' has ", n, " entries, above the policy limit of ", limit,
+                              ": llama.cpp's tables for them take about ", Bytes(SatMul(n, kVocabEntry)),
+                              name == "tokenizer.ggml.tokens" ? ", and every output row of logits 4 bytes per token"
+                                                              : ""));
+  }
+}
+
+// ggml's gguf_init_from_file builds one object per tensor info, per KV and
+// per string array element, and copies every value: an amplification over
+// the header bytes that per-item limits do not bound.
+void CheckHeaderMemory(RuleContext& ctx) {
+  const GgufHeader& h = ctx.header;
+  uint64_t strings = 0;
+  for (const KeyValue& kv : h.kvs) {
+    if (kv.value.type == ValueType::kArray && kv.value.array.element_type == ValueType::kString) {
+      strings = SatAdd(strings, kv.value.array.count);
+    }
+  }
+  const uint64_t bytes = SatAdd(SatAdd(SatMul(h.tensors.size(), kTensorInfoObject), SatMul(h.kvs.size(), kKvObject)),
+                                SatAdd(SatMul(strings, kStringObject), h.infos_end));
+  const uint64_t limit = ctx.policy.limits.max_header_memory_bytes;
+  if (bytes <= limit) return;
+  ctx.sink.Add(RuleId::kHeaderMemory, 8,
+               absl::StrCat("loading the header takes about ", Bytes(bytes), " (", h.tensors.size(), " tensor infos x ",
+                            kTensorInfoObject, " + ", h.kvs.size(), " KVs x ", kKvObject, " + ", strings,
+                            " strings x ", kStringObject, " + ", h.infos_end,
+                            " header bytes), above the policy limit of ", Bytes(limit)));
+}
+
+}  // namespace
+
+void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys) {
+  CheckTensorAllocation(ctx);
+  CheckKvCache(ctx, keys);
+  CheckVocabularySize(ctx, keys);
+  CheckHeaderMemory(ctx);
+}
+
+std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header) {
+  std::vector<KeyReadings> groups;
+  absl::flat_hash_map<std::string, size_t> group_of;
+  for (size_t i = 0; i < header.kvs.size(); ++i) {
+    auto [it, inserted] = group_of.emplace(CanonicalKey(header.kvs[i].key), groups.size());
+    if (inserted) groups.push_back(KeyReadings{it->first, {}, std::nullopt, std::nullopt, 0});
+    groups[it->second].kvs.push_back(i);
+  }
+  std::erase_if(groups, [](const KeyReadings& g) { return g.kvs.size() < 2; });
+  for (KeyReadings& g : groups) {
+    for (size_t i : g.kvs) {
+      std::string_view key = header.kvs[i].key;
+      if (!g.exact && key == g.name) g.exact = i;
+      if (!g.c_string && CStringKey(key) == g.name) g.c_string = i;
+    }
+    g.last_wins = g.kvs.back();
+  }
+  return groups;
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,31 @@
+// Policy files: a JSON document that starts from a built-in policy and
+// changes its limits, severities and disabled rules (docs/policy.md).
+//
+// A policy decides what a gatekeeper lets through, so a policy file is
+// validated as strictly as a model file: unknown or repeated fields, wrong
+// types, negative or fractional numbers, values too large for their field and
+// unknown rules are errors that name the field, never silently ignored.
+#ifndef GGUFGUARD_RULES_POLICY_FILE_H_
+#define GGUFGUARD_RULES_POLICY_FILE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ggufguard/rules/policy.h"
+
+namespace ggufguard {
+
+// `origin` names the document in error messages and in the default policy
+// name ("<base>+<origin>").
+absl::StatusOr<Policy> ParsePolicyJson(std::string_view json, std::string_view origin);
+// Reads at most 1 MiB from `path` and parses it.
+absl::StatusOr<Policy> LoadPolicyFile(const std::string& path);
+
+// The names policy files give the fields of Limits, in declaration order.
+std::vector<std::string_view> LimitFieldNames();
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_RULES_POLICY_FILE_H_

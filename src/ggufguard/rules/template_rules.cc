@@ -1,0 +1,74 @@
+// 8xxx: chat templates. llama.cpp (minja/jinja), llama-cpp-python and
+// ollama render tokenizer.chat_template with a Jinja engine on every
+// request; llama-cpp-python rendered it unsandboxed (CVE-2024-34359), so a
+// template is code from the file. ScanChatTemplate lexes it without running
+// it; each kind of issue it finds is one rule here.
+#include "ggufguard/rules/template_rules.h"
+
+#include <openssl/evp.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+RuleId RuleFor(TemplateIssueKind kind) {
+  switch (kind) {
+    case TemplateIssueKind::kTooLarge: return RuleId::kChatTemplateTooLarge;
+    case TemplateIssueKind::kNonPrintableByte: return RuleId::kChatTemplateNonPrintable;
+    case TemplateIssueKind::kDunderAccess: return RuleId::kChatTemplateDunderAccess;
+    case TemplateIssueKind::kAttrFilter: return RuleId::kChatTemplateAttrFilter;
+    case TemplateIssueKind::kDangerousName: return RuleId::kChatTemplateDangerousName;
+    case TemplateIssueKind::kGlobalsHelper: return RuleId::kChatTemplateGlobalsHelper;
+    case TemplateIssueKind::kRecursiveMacro: return RuleId::kChatTemplateRecursiveMacro;
+    case TemplateIssueKind::kExcessiveNesting: return RuleId::kChatTemplateExcessiveNesting;
+    case TemplateIssueKind::kUnterminated: return RuleId::kChatTemplateUnterminated;
+  }
+  return RuleId::kChatTemplateUnterminated;  // unreachable: every kind is listed
+}
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) return "";
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(md), len));
+}
+
+}  // namespace
+
+bool IsChatTemplateKey(std::string_view key) {
+  constexpr std::string_view kKey = "tokenizer.chat_template";
+  return key.substr(0, kKey.size()) == kKey && (key.size() == kKey.size() || key[kKey.size()] == '.');
+}
+
+void CheckChatTemplates(RuleContext& ctx) {
+  TemplateScanOptions options;
+  options.max_bytes = ctx.policy.limits.max_chat_template_bytes;
+  options.max_issues = ctx.policy.limits.max_findings_per_rule;
+  for (const KeyValue& kv : ctx.header.kvs) {
+    if (kv.value.type != ValueType::kString || !IsChatTemplateKey(CStringKey(kv.key))) continue;
+    std::string_view tmpl = kv.value.AsString();
+    for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
+      ctx.sink.Add(RuleFor(issue.kind), kv.value.offset + issue.offset,
+                   absl::StrCat("'", EscapeForDisplay(kv.key), "' ", TemplateIssueKindName(issue.kind), " at byte ",
+                                issue.offset, ": ", issue.detail));
+    }
+  }
+}
+
+std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header) {
+  std::vector<TemplateDigest> out;
+  for (const KeyValue& kv : header.kvs) {
+    if (kv.value.type != ValueType::kString || !IsChatTemplateKey(CStringKey(kv.key))) continue;
+    std::string_view tmpl = kv.value.AsString();
+    out.push_back(TemplateDigest{kv.key, kv.value.offset, tmpl.size(), Sha256Hex(tmpl)});
+  }
+  return out;
+}
+
+}  // namespace ggufguard

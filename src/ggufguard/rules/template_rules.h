@@ -1,0 +1,34 @@
+// Chat templates (tokenizer.chat_template, tokenizer.chat_template.NAME):
+// which keys hold them, and their SHA-256 digests for the JSON report, so a
+// gatekeeper can allow-list templates it has reviewed. The 8xxx rules that
+// scan them are declared in rules.h.
+#ifndef GGUFGUARD_RULES_TEMPLATE_RULES_H_
+#define GGUFGUARD_RULES_TEMPLATE_RULES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ggufguard/format/header.h"
+
+namespace ggufguard {
+
+// `key` as C code sees it (CStringKey): so that a shadowing "k\0x" copy of a
+// template is scanned and hashed like the one it hides.
+bool IsChatTemplateKey(std::string_view key);
+
+struct TemplateDigest {
+  std::string_view key;  // raw key bytes; escape before printing
+  uint64_t offset;       // file offset of the template's first byte
+  uint64_t bytes;
+  std::string sha256;    // lower-case hex
+};
+
+// One per string-valued template key, in file order. Hashes the templates,
+// so it runs when a report is rendered, not during validation.
+std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header);
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_RULES_TEMPLATE_RULES_H_

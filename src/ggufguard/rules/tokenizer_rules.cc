@@ -1,0 +1,193 @@
+// 7xxx: the vocabulary. llama.cpp's vocabulary loader trusts these arrays: it
+// reads scores and token types one per token straight from the array data,
+// indexes its tables with the special token ids, and parses every BYTE token
+// as "<0xNN>". Every check here is a flat loop over the array bytes with no
+// per-token allocation (a SmolLM2 header has 49k tokens and 49k merges);
+// only the opt-in merge check builds a hash set.
+#include <cstring>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+constexpr int32_t kTokenTypeByte = 6;  // llama_token_type: 1 NORMAL .. 6 BYTE
+constexpr uint64_t kNone = ~uint64_t{0};
+
+const ArrayView* ArrayOf(const KeyValue* kv, ValueType element) {
+  if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.element_type != element) return nullptr;
+  return &kv->value.array;
+}
+
+// Calls f(index, string, file offset of its bytes) for strings [0, end). The
+// parser proved every length, so the walk cannot fail.
+template <typename F>
+void ForEachString(const ArrayView& a, uint64_t end, F&& f) {
+  ByteReader r(a.element_bytes, a.order);
+  for (uint64_t i = 0; i < end && i < a.count; ++i) {
+    uint64_t len = 0;
+    if (a.length_size == 8) {
+      if (!r.ReadU64(&len)) return;
+    } else {
+      uint32_t len32;
+      if (!r.ReadU32(&len32)) return;
+      len = len32;
+    }
+    const uint64_t at = a.elements_offset + r.position();
+    absl::Span<const uint8_t> s;
+    if (!r.ReadBytes(len, &s)) return;
+    f(i, AsStringView(s), at);
+  }
+}
+
+int32_t TokenTypeAt(const ArrayView& types, uint64_t i) { return static_cast<int32_t>(types.ScalarAt<uint32_t>(i)); }
+
+// One pass over the token types: how many lie outside 1..6, and the last
+// BYTE token (so the byte-token walk can stop there: SPM vocabularies keep
+// their 256 byte tokens near the start, BPE ones have none). The byte order
+// test is hoisted out of the loop so that it stays a flat loop.
+struct TypeScan {
+  uint64_t out_of_range = 0;
+  uint64_t last_byte = kNone;
+};
+
+template <bool kBig>
+TypeScan ScanTypes(const uint8_t* p, uint64_t n) {
+  TypeScan s;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    if constexpr (kBig) v = __builtin_bswap32(v);
+    s.out_of_range += (v - 1u) > 5u;
+    s.last_byte = v == static_cast<uint32_t>(kTokenTypeByte) ? i : s.last_byte;
+  }
+  return s;
+}
+
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'); }
+bool IsByteToken(std::string_view s) {
+  return s.size() == 6 && s.substr(0, 3) == "<0x" && IsHex(s[3]) && IsHex(s[4]) && s[5] == '>';
+}
+
+void CheckLengths(RuleContext& ctx, const KeyIndex& keys, uint64_t n_tokens) {
+  for (std::string_view name : {"tokenizer.ggml.scores", "tokenizer.ggml.token_type"}) {
+    const KeyValue* kv = keys.Find(name);
+    if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.count == n_tokens) continue;
+    ctx.sink.Add(RuleId::kVocabLengthMismatch, kv->value.offset,
+                 absl::StrCat("'", Sv(name), "' has ", kv->value.array.count, " elements for ", n_tokens,
+                              " tokens: llama.cpp reads one per token from the array's data",
+                              kv->value.array.count < n_tokens ? ", past its end" : ""));
+  }
+}
+
+void CheckTokenTypes(RuleContext& ctx, const KeyIndex& keys, const ArrayView* tokens) {
+  const KeyValue* kv = keys.Find("tokenizer.ggml.token_type");
+  const ArrayView* types = ArrayOf(kv, ValueType::kInt32);
+  if (types == nullptr) return;  // absent, or GG4004
+  const uint8_t* p = types->element_bytes.data();
+  const TypeScan scan = types->order == ByteOrder::kBig ? ScanTypes<true>(p, types->count)
+                                                        : ScanTypes<false>(p, types->count);
+  RuleReporter bad_type(ctx, RuleId::kTokenTypeValue);
+  if (scan.out_of_range > 0 && bad_type.enabled()) {
+    for (uint64_t i = 0; i < types->count; ++i) {
+      int32_t t = TokenTypeAt(*types, i);
+      if (t < 1 || t > 6) {
+        bad_type.Add(types->elements_offset + 4 * i, [&] {
+          return absl::StrCat("token ", i, " has token_type ", t, ", outside 1..6 (NORMAL..BYTE)");
+        });
+      }
+    }
+  }
+  RuleReporter bad_byte(ctx, RuleId::kByteTokenFormat);
+  if (scan.last_byte == kNone || tokens == nullptr || !bad_byte.enabled()) return;
+  ForEachString(*tokens, scan.last_byte + 1, [&](uint64_t i, std::string_view s, uint64_t at) {
+    if (TokenTypeAt(*types, i) == kTokenTypeByte && !IsByteToken(s)) {
+      bad_byte.Add(at, [&] {
+        return absl::StrCat("token ", i, " '", EscapeForDisplay(s), "' has type BYTE but is not <0xNN>: ",
+                            "llama.cpp parses text.substr(3, 2) of it as the byte");
+      });
+    }
+  });
+}
+
+bool IsIntegerType(ValueType t) {
+  switch (t) {
+    case ValueType::kUint8: case ValueType::kInt8: case ValueType::kUint16: case ValueType::kInt16:
+    case ValueType::kUint32: case ValueType::kInt32: case ValueType::kUint64: case ValueType::kInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSpecialTokenKey(std::string_view key, std::string_view arch) {
+  constexpr std::string_view kPrefix = "tokenizer.ggml.";
+  constexpr std::string_view kSuffix = "_token_id";
+  constexpr std::string_view kDecoderStart = ".decoder_start_token_id";  // {arch}., T5
+  auto ends_with = [&](std::string_view s) { return key.size() >= s.size() && key.substr(key.size() - s.size()) == s; };
+  if (key.substr(0, kPrefix.size()) == kPrefix && ends_with(kSuffix)) return true;
+  return !arch.empty() && key.size() == arch.size() + kDecoderStart.size() && key.substr(0, arch.size()) == arch &&
+         ends_with(kDecoderStart);
+}
+
+// Every key that is a special token id as a C string, not only the one
+// llama.cpp resolves: another reader may pick a shadowed copy.
+void CheckSpecialTokenIds(RuleContext& ctx, const KeyIndex& keys, uint64_t n_vocab) {
+  RuleReporter report(ctx, RuleId::kSpecialTokenId);
+  for (const KeyValue& kv : ctx.header.kvs) {
+    if (!IsIntegerType(kv.value.type) || !IsSpecialTokenKey(CStringKey(kv.key), keys.arch())) continue;
+    std::optional<uint64_t> id = kv.value.AsUnsigned();
+    if (id && *id < n_vocab) continue;
+    report.Add(kv.value.offset, [&] {
+      return absl::StrCat("'", EscapeForDisplay(kv.key), "' is ",
+                          id ? absl::StrCat(*id) : absl::StrCat(kv.value.AsSigned().value_or(-1)),
+                          " but the vocabulary has ", n_vocab, " tokens: loaders index their token tables with it");
+    });
+  }
+}
+
+// llama.cpp splits a merge at the first space after its first byte
+// (word.find(' ', 1)) and looks both halves up as tokens.
+void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
+  const ArrayView* merges = ArrayOf(keys.Find("tokenizer.ggml.merges"), ValueType::kString);
+  RuleReporter report(ctx, RuleId::kMergeNotTokens);
+  if (merges == nullptr || !report.enabled()) return;
+  absl::flat_hash_set<std::string_view> vocab;
+  vocab.reserve(tokens.count);
+  ForEachString(tokens, tokens.count, [&](uint64_t, std::string_view s, uint64_t) { vocab.insert(s); });
+  ForEachString(*merges, merges->count, [&](uint64_t i, std::string_view m, uint64_t at) {
+    size_t space = m.size() > 1 ? m.find(' ', 1) : std::string_view::npos;
+    if (space == std::string_view::npos) {
+      report.Add(at, [&] {
+        return absl::StrCat("merge ", i, " '", EscapeForDisplay(m), "' is not two tokens separated by a space");
+      });
+      return;
+    }
+    for (std::string_view part : {m.substr(0, space), m.substr(space + 1)}) {
+      if (!vocab.contains(part)) {
+        report.Add(at, [&] {
+          return absl::StrCat("merge ", i, " '", EscapeForDisplay(m), "': '", EscapeForDisplay(part),
+                              "' is not a token");
+        });
+        return;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
+  const ArrayView* tokens = ArrayOf(keys.Find("tokenizer.ggml.tokens"), ValueType::kString);
+  if (tokens != nullptr) CheckLengths(ctx, keys, tokens->count);
+  CheckTokenTypes(ctx, keys, tokens);
+  if (std::optional<uint64_t> n_vocab = VocabularySize(keys)) CheckSpecialTokenIds(ctx, keys, *n_vocab);
+  if (tokens != nullptr && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
+}
+
+}  // namespace ggufguard

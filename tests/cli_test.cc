@@ -1,0 +1,323 @@
+// The command line is an API: exit codes, the text line format, the JSON
+// document, determinism, and output that is safe to print whatever bytes the
+// file holds. Most tests drive RunCli in-process; a few run the real binary
+// to check process exit codes and standard input.
+#include "ggufguard/cli/cli.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ggufguard/rules/rule_catalog.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/gguf_writer.h"
+#include "tests/test_util.h"
+
+namespace ggufguard {
+namespace {
+
+using testing::BuiltFile;
+using testing::GgufBuilder;
+using testing::GgufValue;
+using testing::kF32;
+
+struct CliRun {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliRun RunTool(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return CliRun{code, out.str(), err.str()};
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Test files written once per process under the test temp dir.
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    valid_ = new std::string(testing::TempPath("cli_valid.gguf"));
+    invalid_ = new std::string(testing::TempPath("cli_invalid.gguf"));
+    warning_ = new std::string(testing::TempPath("cli_warning.gguf"));
+    hostile_ = new std::string(testing::TempPath("cli_hostile.gguf"));
+    missing_ = new std::string(testing::TempPath("cli_missing.gguf"));
+    // The CLI runs every rule family, so its files are what a loader
+    // expects: an architecture, standard keys, no tensors (a model with
+    // tensors needs a full set of hyperparameters).
+    testing::WriteFileBytes(*valid_, GgufBuilder()
+                                         .AddKv("general.architecture", GgufValue::Str("llama"))
+                                         .AddKv("general.name", GgufValue::Str("tiny"))
+                                         .Build()
+                                         .bytes);
+    // Several structural findings at different offsets: three errors and a
+    // warning.
+    testing::WriteFileBytes(*invalid_, GgufBuilder()
+                                           .AddKv("general.architecture", GgufValue::Str("llama"))
+                                           .AddKv("test.flag", GgufValue::BoolByte(2))
+                                           .AddKv("general.name", GgufValue::Str(std::string("a\0b", 3)))
+                                           .AddKv("test.flag", GgufValue::Bool(true))
+                                           .set_pad_header(true)
+                                           .set_trailing_bytes({1, 2, 3})
+                                           .Build()
+                                           .bytes);
+    // Valid under the default policy, not under strict (NUL in a string).
+    testing::WriteFileBytes(*warning_, GgufBuilder()
+                                           .AddKv("general.architecture", GgufValue::Str("llama"))
+                                           .AddKv("general.name", GgufValue::Str(std::string("x\0y", 3)))
+                                           .Build()
+                                           .bytes);
+    // A key with control bytes (an escape sequence that would clear a
+    // terminal) and a 10 KB value full of them.
+    std::string value;
+    while (value.size() < 10 * 1024) value += "\x1b[2J\x07\r\n\t\x7f\xc3\xa9 ok ";
+    testing::WriteFileBytes(*hostile_, GgufBuilder()
+                                           .AddKv("evil\x1b]0;pwned\x07\x01.key", GgufValue::Str(value))
+                                           .AddKv("general.name", GgufValue::Str(value))
+                                           .AddTensor(std::string("t\x1b[31m"), {8}, kF32)
+                                           .Build()
+                                           .bytes);
+  }
+  static void TearDownTestSuite() {
+    for (std::string* p : {valid_, invalid_, warning_, hostile_, missing_}) {
+      std::filesystem::remove(*p);
+      delete p;
+    }
+  }
+
+  static std::string* valid_;
+  static std::string* invalid_;
+  static std::string* warning_;
+  static std::string* hostile_;
+  static std::string* missing_;
+};
+
+std::string* CliTest::valid_;
+std::string* CliTest::invalid_;
+std::string* CliTest::warning_;
+std::string* CliTest::hostile_;
+std::string* CliTest::missing_;
+
+TEST_F(CliTest, ExitCodes) {
+  EXPECT_EQ(RunTool({"validate", *valid_}).code, kExitValid);
+  EXPECT_EQ(RunTool({"validate", *invalid_}).code, kExitInvalid);
+  EXPECT_EQ(RunTool({"validate", *valid_, *invalid_}).code, kExitInvalid);
+  EXPECT_EQ(RunTool({"validate", *warning_}).code, kExitValid);
+  EXPECT_EQ(RunTool({"validate", "--policy", "strict", *warning_}).code, kExitInvalid);
+  EXPECT_EQ(RunTool({"validate", "--policy", "default", *warning_}).code, kExitValid);
+  EXPECT_EQ(RunTool({"validate", "--", *valid_}).code, kExitValid);
+
+  const CliRun missing = RunTool({"validate", *missing_});
+  EXPECT_EQ(missing.code, kExitIo);
+  EXPECT_NE(missing.out.find("I/O error"), std::string::npos) << missing.out;
+  EXPECT_EQ(RunTool({"validate", *valid_, *invalid_, *missing_}).code, kExitIo);
+  EXPECT_EQ(RunTool({"validate", ::testing::TempDir()}).code, kExitIo);  // a directory
+
+  for (const std::vector<std::string>& usage : std::vector<std::vector<std::string>>{
+           {},
+           {"validate"},
+           {"validate", "--frobnicate", *valid_},
+           {"validate", "--format", "xml", *valid_},
+           {"validate", "--format"},
+           {"validate", "--policy", "lax", *valid_},
+           {"validate", "--max-stdin-bytes", "lots", *valid_},
+           {"frobnicate", *valid_},
+       }) {
+    const CliRun r = RunTool(usage);
+    EXPECT_EQ(r.code, kExitUsage) << ::testing::PrintToString(usage);
+    EXPECT_FALSE(r.err.empty());
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST_F(CliTest, TextLinesFollowTheFormat) {
+  const CliRun r = RunTool({"validate", *invalid_, *valid_});
+  ASSERT_EQ(r.code, kExitInvalid);
+  // POSIX extended regexes (gMock's), anchored by MatchesRegex.
+  const auto finding = ::testing::MatchesRegex("[^:]+:[0-9]+: (error|warning|info) GG[0-9]{4} [a-z0-9-]+: .+");
+  const auto verdict =
+      ::testing::MatchesRegex("[^:]+: (valid|invalid) \\([0-9]+ errors, [0-9]+ warnings, [0-9]+ notes\\)");
+  int findings = 0, verdicts = 0;
+  std::vector<std::string> seen_rules;
+  for (const std::string& line : Lines(r.out)) {
+    const std::string label = line.substr(0, line.find(':'));
+    if (::testing::Value(line, finding)) {
+      EXPECT_EQ(label, *invalid_) << line;
+      if (line.find(": info GG") != std::string::npos) continue;  // notes of other families (unknown keys)
+      ++findings;
+      seen_rules.push_back(line.substr(line.find(" GG") + 1, 6));
+    } else if (::testing::Value(line, verdict)) {
+      ++verdicts;
+    } else {
+      ADD_FAILURE() << "line in neither format: " << line;
+    }
+  }
+  EXPECT_EQ(verdicts, 2);
+  // Bool byte 2, NUL in a string, the duplicate key, trailing bytes.
+  EXPECT_EQ(findings, 4) << r.out;
+  for (const char* code : {"GG3005", "GG3013", "GG3011", "GG6007"}) {
+    EXPECT_NE(std::find(seen_rules.begin(), seen_rules.end(), code), seen_rules.end()) << code;
+  }
+  EXPECT_NE(r.out.find(*invalid_ + ": invalid (3 errors, 1 warnings, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(*valid_ + ": valid (0 errors, 0 warnings, "), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, JsonDocument) {
+  const CliRun r = RunTool({"validate", "--format", "json", *invalid_, *valid_, *missing_});
+  ASSERT_EQ(r.code, kExitIo);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("policy"), "default");
+  EXPECT_EQ(doc.at("tool").at("name"), "ggufguard");
+  ASSERT_EQ(doc.at("files").size(), 3u);
+  const auto& invalid = doc["files"][0];
+  EXPECT_EQ(invalid.at("file"), *invalid_);
+  EXPECT_EQ(invalid.at("verdict"), "invalid");
+  EXPECT_EQ(invalid.at("header_parsed"), true);
+  EXPECT_EQ(invalid.at("header").at("version"), 3);
+  EXPECT_EQ(invalid.at("summary").at("errors"), 3);
+  EXPECT_EQ(invalid.at("summary").at("warnings"), 1);
+  const auto& findings = invalid.at("findings");
+  ASSERT_GE(findings.size(), 4u);
+  uint64_t last = 0;
+  for (const auto& f : findings) {
+    const uint64_t offset = f.at("offset").get<uint64_t>();
+    EXPECT_GE(offset, last) << "findings must be sorted by offset";
+    last = offset;
+    EXPECT_THAT(f.at("rule").get<std::string>(), ::testing::MatchesRegex("GG[0-9]{4}"));
+    EXPECT_NE(FindRuleByCode(f.at("rule").get<std::string>()), nullptr);
+    EXPECT_EQ(f.at("name"), FindRuleByCode(f.at("rule").get<std::string>())->name);
+    EXPECT_TRUE(f.at("severity") == "error" || f.at("severity") == "warning" || f.at("severity") == "info") << f;
+    EXPECT_FALSE(f.at("message").get<std::string>().empty());
+  }
+  EXPECT_EQ(doc["files"][1].at("verdict"), "valid");
+  EXPECT_EQ(doc["files"][1].at("summary").at("errors"), 0);
+  EXPECT_EQ(doc["files"][2].at("verdict"), "io-error");
+  EXPECT_FALSE(doc["files"][2].at("error").get<std::string>().empty());
+
+  const nlohmann::json strict =
+      nlohmann::json::parse(RunTool({"validate", "--format", "json", "--policy", "strict", *warning_}).out);
+  EXPECT_EQ(strict.at("policy"), "strict");
+  EXPECT_EQ(strict["files"][0].at("verdict"), "invalid");
+}
+
+TEST_F(CliTest, OutputIsByteIdenticalAcrossRuns) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"validate", *invalid_, *valid_, *hostile_},
+           {"validate", "--format", "json", *invalid_, *valid_, *hostile_, *missing_},
+           {"inspect", *hostile_},
+           {"rules"},
+       }) {
+    const CliRun a = RunTool(args);
+    const CliRun b = RunTool(args);
+    EXPECT_EQ(a.out, b.out) << ::testing::PrintToString(args);
+    EXPECT_EQ(a.code, b.code);
+    EXPECT_FALSE(a.out.empty());
+  }
+}
+
+TEST_F(CliTest, RulesListsEveryRule) {
+  const CliRun r = RunTool({"rules"});
+  EXPECT_EQ(r.code, kExitValid);
+  const std::vector<std::string> lines = Lines(r.out);
+  EXPECT_EQ(lines.size(), AllRules().size());
+  for (const RuleInfo& rule : AllRules()) {
+    const std::string prefix = RuleCode(rule.id) + "  " + std::string(rule.name) + "  ";
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }))
+        << prefix;
+  }
+}
+
+// Every byte the CLI prints is printable ASCII or a newline.
+::testing::AssertionResult TerminalSafe(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c != '\n' && (c < 0x20 || c >= 0x7F)) {
+      return ::testing::AssertionFailure() << "raw byte 0x" << std::hex << int{c} << " at " << std::dec << i;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(CliTest, InspectEscapesAndCutsHostileBytes) {
+  const CliRun r = RunTool({"inspect", *hostile_});
+  EXPECT_EQ(r.code, kExitInvalid);  // control bytes in a key are an error
+  EXPECT_TRUE(TerminalSafe(r.out));
+  EXPECT_TRUE(TerminalSafe(r.err));
+  EXPECT_NE(r.out.find("evil\\x1b]0;pwned\\x07\\x01.key"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\\x1b[2J\\x07\\x0d\\x0a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("t\\x1b[31m"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("..."), std::string::npos);
+  // Two 10 KB values, cut: the whole listing stays small.
+  EXPECT_LT(r.out.size(), 8192u) << r.out;
+  EXPECT_NE(r.out.find("GG3009 key-control-bytes"), std::string::npos) << r.out;
+
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"validate", *hostile_}, {"validate", "--format", "json", *hostile_}}) {
+    const CliRun v = RunTool(args);
+    EXPECT_TRUE(TerminalSafe(v.out)) << ::testing::PrintToString(args);
+    EXPECT_LT(v.out.size(), 16384u);
+  }
+}
+
+TEST_F(CliTest, InspectShowsTheHeader) {
+  const CliRun r = RunTool({"inspect", *valid_});
+  EXPECT_EQ(r.code, kExitValid);
+  EXPECT_NE(r.out.find("version: 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("general.architecture = 'llama'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": valid (0 errors"), std::string::npos) << r.out;
+}
+
+// --- The real binary ---
+
+int System(const std::string& command) {
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status)) << command;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(CliTest, ProcessExitCodesAndStandardInput) {
+  const std::string cli = GGUFGUARD_CLI_PATH;
+  ASSERT_TRUE(std::filesystem::exists(cli)) << cli;
+  const std::string quiet = " >/dev/null 2>&1";
+  EXPECT_EQ(System(cli + " validate '" + *valid_ + "'" + quiet), 0);
+  EXPECT_EQ(System(cli + " validate '" + *invalid_ + "'" + quiet), 1);
+  EXPECT_EQ(System(cli + quiet), 2);
+  EXPECT_EQ(System(cli + " validate '" + *missing_ + "'" + quiet), 3);
+  EXPECT_EQ(System("cat '" + *valid_ + "' | " + cli + " validate -" + quiet), 0);
+  EXPECT_EQ(System("cat '" + *invalid_ + "' | " + cli + " validate -" + quiet), 1);
+  EXPECT_EQ(System("cat '" + *valid_ + "' | " + cli + " validate --max-stdin-bytes 10 -" + quiet), 3);
+
+  // Standard input reports what a path reports, under the label "-".
+  const std::string from_stdin = testing::TempPath("cli_stdin.json");
+  const std::string from_path = testing::TempPath("cli_path.json");
+  System("cat '" + *invalid_ + "' | " + cli + " validate --format json - > '" + from_stdin + "'");
+  System(cli + " validate --format json '" + *invalid_ + "' > '" + from_path + "'");
+  const auto a = testing::ReadFileBytes(from_stdin);
+  const auto b = testing::ReadFileBytes(from_path);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  nlohmann::json ja = nlohmann::json::parse(a->begin(), a->end());
+  nlohmann::json jb = nlohmann::json::parse(b->begin(), b->end());
+  EXPECT_EQ(ja["files"][0]["file"], "-");
+  EXPECT_EQ(ja["files"][0]["findings"], jb["files"][0]["findings"]);
+  EXPECT_EQ(ja["files"][0]["verdict"], "invalid");
+  std::filesystem::remove(from_stdin);
+  std::filesystem::remove(from_path);
+}
+
+}  // namespace
+}  // namespace ggufguard

@@ -1,0 +1,188 @@
+// The committed corpus (corpus/, written by tests/tools/make_corpus.cc) says
+// what it claims:
+//   - every corpus/valid/*.gguf is valid (v1 files: once GG2004 version-1 is
+//     allowed, which is all that stands between them and a loader that reads
+//     v1);
+//   - every corpus/rules/GGnnnn-<name>.gguf names a catalog rule by its code
+//     and name and triggers it (under the default policy, or the policy
+//     listed below for the rules the default one cannot reach);
+//   - every rule in the catalog has a reproducer, except those listed in
+//     kNoReproducer with the reason (docs/fuzzing.md);
+//   - every corpus/policies/*.json (policy_fuzzer's seeds) is a valid policy;
+//   - every corpus/regressions file validates without crashing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ggufguard/rules/policy.h"
+#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/validate.h"
+#include "tests/tools/reproducer_policies.h"
+
+namespace ggufguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& CorpusDir() {
+  static const fs::path dir = fs::path(GGUFGUARD_SOURCE_DIR) / "corpus";
+  return dir;
+}
+
+std::vector<uint8_t> ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<fs::path> GgufFiles(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".gguf") out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Describe(const Report& r) {
+  std::string s;
+  for (const Finding& f : r.findings) {
+    s += "\n  " + RuleCode(f.rule) + " " + std::string(SeverityName(f.severity)) + " @" + std::to_string(f.offset) +
+         ": " + f.message;
+  }
+  return s.empty() ? " (no findings)" : s;
+}
+
+bool HasRule(const Report& r, RuleId id) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == id) return true;
+  }
+  return r.suppressed.count(id) != 0;
+}
+
+// The policy each reproducer is checked with (tests/tools/reproducer_policies.h,
+// shared with make_corpus): the default one, but for a few limits.
+Policy ReproducerPolicy(RuleId id) { return corpus::PolicyForReproducer(id).policy; }
+
+// Rules with no reproducer at all, with the reason; keep docs/fuzzing.md in
+// step. Empty: every rule can be triggered by a small file.
+const std::set<RuleId>& NoReproducer() {
+  static const std::set<RuleId> kNone;
+  return kNone;
+}
+
+TEST(CommittedCorpusTest, CorpusDirectoriesExist) {
+  ASSERT_TRUE(fs::is_directory(CorpusDir() / "valid")) << CorpusDir();
+  ASSERT_TRUE(fs::is_directory(CorpusDir() / "rules")) << CorpusDir();
+  ASSERT_TRUE(fs::is_directory(CorpusDir() / "regressions")) << CorpusDir();
+  EXPECT_TRUE(fs::is_regular_file(CorpusDir() / "valid" / "minimal-llama.gguf"));
+  EXPECT_TRUE(fs::is_regular_file(CorpusDir() / "regressions" / "README.md"));
+}
+
+TEST(CommittedCorpusTest, EveryValidFileIsValid) {
+  const std::vector<fs::path> files = GgufFiles(CorpusDir() / "valid");
+  EXPECT_GE(files.size(), 50u);
+  for (const fs::path& path : files) {
+    const std::string name = path.filename().string();
+    Policy policy = DefaultPolicy();
+    if (name.rfind("v1-", 0) == 0) {
+      policy.severity_override[static_cast<uint16_t>(RuleId::kVersion1)] = Severity::kWarning;
+    }
+    const std::vector<uint8_t> bytes = ReadAll(path);
+    const Report report = ValidateBytes(bytes, policy);
+    EXPECT_TRUE(report.valid()) << name << Describe(report);
+    if (name.find("-be.gguf") != std::string::npos) {
+      EXPECT_TRUE(HasRule(report, RuleId::kBigEndian)) << name;
+    }
+  }
+}
+
+TEST(CommittedCorpusTest, MinimalLlamaHasNoFindingAboveInfo) {
+  const std::vector<uint8_t> bytes = ReadAll(CorpusDir() / "valid" / "minimal-llama.gguf");
+  ASSERT_FALSE(bytes.empty());
+  for (const Policy& policy : {DefaultPolicy(), StrictPolicy()}) {
+    const Report report = ValidateBytes(bytes, policy);
+    EXPECT_TRUE(report.valid()) << policy.name << Describe(report);
+    for (const Finding& f : report.findings) {
+      EXPECT_EQ(f.severity, Severity::kInfo) << policy.name << Describe(report);
+    }
+  }
+}
+
+TEST(CommittedCorpusTest, EveryReproducerTriggersItsRule) {
+  const std::vector<fs::path> files = GgufFiles(CorpusDir() / "rules");
+  EXPECT_FALSE(files.empty());
+  for (const fs::path& path : files) {
+    const std::string name = path.filename().string();
+    // GGnnnn-<rule-name>.gguf
+    ASSERT_GT(name.size(), 12u) << name;
+    const RuleInfo* rule = FindRuleByCode(name.substr(0, 6));
+    ASSERT_NE(rule, nullptr) << name << ": no rule " << name.substr(0, 6) << " in the catalog (stale file?)";
+    EXPECT_EQ(name, RuleCode(rule->id) + "-" + std::string(rule->name) + ".gguf") << "rule renamed?";
+    const std::vector<uint8_t> bytes = ReadAll(path);
+    const Report report = ValidateBytes(bytes, ReproducerPolicy(rule->id));
+    EXPECT_TRUE(HasRule(report, rule->id)) << name << " does not trigger " << RuleCode(rule->id) << Describe(report);
+    // A reproducer must not be accepted, unless its rule is never an error
+    // under the policy it is checked with.
+    if (ReproducerPolicy(rule->id).SeverityOf(rule->id) == Severity::kError) {
+      EXPECT_FALSE(report.valid()) << name;
+    }
+  }
+}
+
+TEST(CommittedCorpusTest, EveryCatalogRuleHasAReproducer) {
+  std::vector<std::string> missing;
+  for (const RuleInfo& rule : AllRules()) {
+    const fs::path path = CorpusDir() / "rules" / (RuleCode(rule.id) + "-" + std::string(rule.name) + ".gguf");
+    const bool exists = fs::is_regular_file(path);
+    if (NoReproducer().count(rule.id)) {
+      EXPECT_FALSE(exists) << path << " exists: take " << RuleCode(rule.id) << " off NoReproducer()";
+      continue;
+    }
+    if (!exists) missing.push_back(RuleCode(rule.id) + " " + std::string(rule.name));
+  }
+  std::string list;
+  for (const std::string& m : missing) list += "\n  " + m;
+  EXPECT_TRUE(missing.empty()) << "rules without a reproducer in corpus/rules (add one to Reproducers() in "
+                                  "tests/tools/make_corpus.cc and regenerate):"
+                               << list;
+}
+
+TEST(CommittedCorpusTest, EveryPolicySeedParses) {
+  std::error_code ec;
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(CorpusDir() / "policies", ec)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::vector<uint8_t> bytes = ReadAll(entry.path());
+    absl::StatusOr<Policy> policy =
+        ParsePolicyJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                        entry.path().filename().string());
+    EXPECT_TRUE(policy.ok()) << entry.path() << ": " << policy.status();
+    ++n;
+  }
+  EXPECT_GE(n, 1) << "corpus/policies holds the seeds of fuzz/policy_fuzzer.cc";
+}
+
+TEST(CommittedCorpusTest, RegressionsValidateWithoutCrashing) {
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(CorpusDir() / "regressions", ec)) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
+    const std::vector<uint8_t> bytes = ReadAll(entry.path());
+    for (const Policy& policy : {DefaultPolicy(), StrictPolicy()}) {
+      const Report report = ValidateBytes(bytes, policy);
+      EXPECT_EQ(report.file_size, bytes.size()) << entry.path();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ggufguard

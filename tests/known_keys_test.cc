@@ -1,0 +1,305 @@
+// The known-key table and the 4004-4015 rules: each rule fires on a file
+// that differs from the valid tiny model in one place, at the byte it names,
+// and not on its valid neighbour.
+#include "ggufguard/rules/known_keys.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ggufguard/validate.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::BuiltFile;
+using ::ggufguard::testing::GgufBuilder;
+using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::IsValid;
+using ::ggufguard::testing::LacksRule;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::TinyModel;
+
+Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+
+TEST(KnownKeyTableTest, FindsGeneralArchitectureAndPatternKeys) {
+  EXPECT_NE(FindKnownKey("general.name", ""), nullptr);
+  EXPECT_NE(FindKnownKey("tokenizer.ggml.seperator_token_id", ""), nullptr);  // llama.cpp's spelling
+  EXPECT_EQ(FindKnownKey("tokenizer.ggml.separator_token_id", ""), nullptr);
+  EXPECT_NE(FindKnownKey("llama.context_length", "llama"), nullptr);
+  EXPECT_EQ(FindKnownKey("llama.context_length", "qwen2"), nullptr);  // another architecture's key
+  EXPECT_EQ(FindKnownKey("llama.context_length", ""), nullptr);
+  EXPECT_NE(FindKnownKey("command-r.attention.head_count", "command-r"), nullptr);
+  EXPECT_NE(FindKnownKey("general.base_model.0.name", ""), nullptr);
+  EXPECT_NE(FindKnownKey("general.base_model.12.repo_url", ""), nullptr);
+  EXPECT_EQ(FindKnownKey("general.base_model.x.name", ""), nullptr);
+  EXPECT_EQ(FindKnownKey("general.base_model.0", ""), nullptr);
+  EXPECT_NE(FindKnownKey("tokenizer.chat_template.tool_use", ""), nullptr);
+  EXPECT_EQ(FindKnownKey("tokenizer.chat_template.", ""), nullptr);
+  EXPECT_NE(FindKnownKey("general.sampling.temp", ""), nullptr);
+}
+
+TEST(KnownKeyTableTest, DescribesAndAcceptsTypes) {
+  const KnownKey* ffn = FindKnownKey("llama.feed_forward_length", "llama");
+  ASSERT_NE(ffn, nullptr);
+  EXPECT_EQ(DescribeTypes(*ffn), "u32 or array of u32/i32");
+  Value v;
+  v.type = ValueType::kUint32;
+  EXPECT_TRUE(AcceptsValue(*ffn, v));
+  v.type = ValueType::kInt32;
+  EXPECT_FALSE(AcceptsValue(*ffn, v));
+  v.type = ValueType::kArray;
+  v.array.element_type = ValueType::kInt32;
+  EXPECT_TRUE(AcceptsValue(*ffn, v));
+  v.array.element_type = ValueType::kFloat32;
+  EXPECT_FALSE(AcceptsValue(*ffn, v));
+  EXPECT_EQ(DescribeTypes(*FindKnownKey("tokenizer.ggml.scores", "")), "array of f32");
+}
+
+TEST(KnownKeyTableTest, TransformerArchitectures) {
+  EXPECT_TRUE(IsTransformerArch("llama"));
+  EXPECT_TRUE(IsTransformerArch("command-r"));
+  EXPECT_FALSE(IsTransformerArch("clip"));
+  EXPECT_FALSE(IsTransformerArch("mamba"));
+  EXPECT_FALSE(IsTransformerArch(""));
+}
+
+TEST(KnownKeysTest, TinyModelHasNoFindingUnderEitherPolicy) {
+  BuiltFile f = MakeTinyModel().Build();
+  for (const Policy& p : {DefaultPolicy(), StrictPolicy()}) {
+    Report r = Check(f, p);
+    EXPECT_TRUE(r.findings.empty()) << p.name << testing::Describe(r);
+    EXPECT_TRUE(r.valid());
+  }
+}
+
+TEST(KnownKeysTest, KnownKeyWithWrongType) {
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.block_count", GgufValue::I32(1));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kKnownKeyType, m.Kv(f, "llama.block_count").type));
+  EXPECT_FALSE(r.valid());
+
+  // An array whose elements llama.cpp would read as float: the OOB read.
+  TinyModel scores = MakeTinyModel();
+  scores.Set("tokenizer.ggml.scores", GgufValue::U8Array({0, 0, 0, 0, 0, 0, 0}));
+  BuiltFile g = scores.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kKnownKeyType, scores.Kv(g, "tokenizer.ggml.scores").type));
+}
+
+TEST(KnownKeysTest, WrongTypedAlignmentIsLeftToItsOwnRule) {
+  TinyModel m = MakeTinyModel();
+  m.Set("general.alignment", GgufValue::U64(32));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kAlignmentType, m.Kv(f, "general.alignment").type));
+  EXPECT_TRUE(LacksRule(r, RuleId::kKnownKeyType));
+}
+
+TEST(KnownKeysTest, UnknownKeyIsAnInfoFinding) {
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.my_setting", GgufValue::U32(1)).Set("mistral.context_length", GgufValue::U32(8));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kUnknownKey, m.Kv(f, "llama.my_setting").start));
+  EXPECT_TRUE(HasFinding(r, RuleId::kUnknownKey, m.Kv(f, "mistral.context_length").start));
+  EXPECT_EQ(testing::CountRule(r, RuleId::kUnknownKey), 2u);
+  EXPECT_EQ(r.findings[0].severity, Severity::kInfo);
+  EXPECT_TRUE(r.valid());
+}
+
+TEST(KnownKeysTest, MissingArchitecture) {
+  TinyModel m = MakeTinyModel();
+  m.Erase("general.architecture");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kMissingArchitecture, f.kv_offsets[0]));
+  EXPECT_TRUE(LacksRule(r, RuleId::kMissingHyperparameter));  // no architecture, no demands
+  // The 24-byte empty file is valid.
+  BuiltFile empty = GgufBuilder().Build();
+  EXPECT_TRUE(IsValid(Check(empty)));
+}
+
+TEST(KnownKeysTest, ArchitectureName) {
+  TinyModel m = MakeTinyModel();
+  m.tensors.clear();
+  m.Set("general.architecture", GgufValue::Str("llama/../x"));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kArchitectureName, m.Kv(f, "general.architecture").string_bytes() + 5));
+  m.Set("general.architecture", GgufValue::Str(""));
+  BuiltFile g = m.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kArchitectureName, m.Kv(g, "general.architecture").string_bytes()));
+  m.Set("general.architecture", GgufValue::Str("nomic-bert_v2"));  // lenient grammar: - and _
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(LacksRule(Check(ok), RuleId::kArchitectureName));
+}
+
+TEST(KnownKeysTest, MissingHyperparameterOnlyWithTensors) {
+  TinyModel m = MakeTinyModel();
+  m.Erase("llama.attention.head_count");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kMissingHyperparameter, m.Kv(f, "general.architecture").string_bytes()));
+  EXPECT_EQ(testing::CountRule(r, RuleId::kMissingHyperparameter), 1u);
+
+  m.tensors.clear();  // vocab-only: llama.cpp stops before the hyperparameters
+  BuiltFile vocab = m.Build();
+  EXPECT_TRUE(IsValid(Check(vocab)));
+
+  TinyModel adapter = MakeTinyModel();
+  adapter.Erase("llama.attention.head_count").Erase("llama.context_length");
+  adapter.Set("general.type", GgufValue::Str("adapter")).Set("adapter.type", GgufValue::Str("lora"));
+  BuiltFile lora = adapter.Build();
+  EXPECT_TRUE(LacksRule(Check(lora), RuleId::kMissingHyperparameter));
+}
+
+TEST(KnownKeysTest, BlockCountLimit) {
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.block_count", GgufValue::U32(513));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kBlockCountLimit, m.Kv(f, "llama.block_count").payload));
+  m.Set("llama.block_count", GgufValue::U32(512));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(IsValid(Check(ok)));
+}
+
+TEST(KnownKeysTest, PerLayerArrayLength) {
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.feed_forward_length", GgufValue::U32Array({16, 16}));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kPerLayerArrayLength,
+                         m.Kv(f, "llama.feed_forward_length").array_elements()));
+  m.Set("llama.feed_forward_length", GgufValue::I32Array({16}));
+  m.Set("llama.attention.head_count_kv", GgufValue::U32Array({2}));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(IsValid(Check(ok)));
+}
+
+TEST(KnownKeysTest, HyperparameterRanges) {
+  struct Case {
+    std::string key;
+    GgufValue value;
+  };
+  const std::vector<Case> cases = {
+      {"llama.attention.layer_norm_rms_epsilon", GgufValue::F32(0.0f)},
+      {"llama.attention.layer_norm_rms_epsilon", GgufValue::F32(2.0f)},
+      {"llama.rope.freq_base", GgufValue::F32(-1.0f)},
+      {"llama.context_length", GgufValue::U32(0)},
+      {"llama.attention.head_count", GgufValue::U32(0)},
+      {"llama.attention.head_count_kv", GgufValue::U32(3)},  // 2 heads are not a multiple of 3
+  };
+  for (const Case& c : cases) {
+    TinyModel m = MakeTinyModel();
+    m.Set(c.key, c.value);
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kHyperparameterRange, m.Kv(f, c.key).payload)) << c.key;
+    EXPECT_TRUE(r.valid()) << c.key;  // a warning by default
+    EXPECT_FALSE(Check(f, StrictPolicy()).valid()) << c.key;
+  }
+}
+
+TEST(KnownKeysTest, EmbeddingShape) {
+  TinyModel m = MakeTinyModel();
+  m.TensorNamed("token_embd.weight").dims = {8, 6};  // one row short of the 7 tokens
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kEmbeddingShape, m.TensorOffset(f, "token_embd.weight")));
+
+  TinyModel out = MakeTinyModel();
+  out.TensorNamed("output.weight").dims = {4, 7};  // not embedding_length wide
+  BuiltFile g = out.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kEmbeddingShape, out.TensorOffset(g, "output.weight")));
+}
+
+// A tiny model whose matrices are Q4_0 (rows of 32).
+TinyModel QuantizedModel() {
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.embedding_length", GgufValue::U32(32)).Set("general.file_type", GgufValue::U32(2));
+  m.tensors = {{"token_embd.weight", {32, 7}, 2}, {"output_norm.weight", {32}, 0}, {"output.weight", {32, 7}, 2}};
+  return m;
+}
+
+TEST(KnownKeysTest, QuantizationVersion) {
+  TinyModel m = QuantizedModel();
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  const uint64_t type_field = testing::TensorAt(f, 0, std::string("token_embd.weight").size()).type;
+  EXPECT_TRUE(HasFinding(r, RuleId::kQuantizationVersion, type_field));
+  EXPECT_TRUE(r.valid());  // a warning by default, an error under strict
+  EXPECT_FALSE(Check(f, StrictPolicy()).valid());
+
+  m.Set("general.quantization_version", GgufValue::U32(1));
+  BuiltFile old = m.Build();
+  EXPECT_TRUE(HasFinding(Check(old), RuleId::kQuantizationVersion,
+                         m.Kv(old, "general.quantization_version").payload));
+
+  m.Set("general.quantization_version", GgufValue::U32(2));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(Check(ok, StrictPolicy()).findings.empty()) << testing::Describe(Check(ok, StrictPolicy()));
+}
+
+TEST(KnownKeysTest, FileTypeMismatch) {
+  TinyModel m = MakeTinyModel();
+  m.TensorNamed("output.weight").type = 1;  // F16 in an ALL_F32 file
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kFileTypeMismatch, m.Kv(f, "general.file_type").payload));
+
+  m.Set("general.file_type", GgufValue::U32(1));  // MOSTLY_F16 with F32 norms: fine
+  BuiltFile mostly_f16 = m.Build();
+  EXPECT_TRUE(LacksRule(Check(mostly_f16), RuleId::kFileTypeMismatch));
+
+  m.Set("general.file_type", GgufValue::U32(15));  // Q4_K_M, but nothing is quantized
+  BuiltFile q = m.Build();
+  EXPECT_TRUE(HasFinding(Check(q), RuleId::kFileTypeMismatch, m.Kv(q, "general.file_type").payload));
+
+  TinyModel quantized = QuantizedModel();
+  quantized.Set("general.quantization_version", GgufValue::U32(2)).Set("general.file_type", GgufValue::U32(1));
+  BuiltFile lie = quantized.Build();
+  EXPECT_TRUE(HasFinding(Check(lie), RuleId::kFileTypeMismatch, quantized.Kv(lie, "general.file_type").payload));
+}
+
+TEST(KnownKeysTest, SplitKeys) {
+  TinyModel m = MakeTinyModel();
+  m.Set("split.no", GgufValue::U16(2)).Set("split.count", GgufValue::U16(2)).Set("split.tensors.count",
+                                                                                  GgufValue::I32(10));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kSplitKeys, m.Kv(f, "split.no").payload));
+
+  m.Set("split.no", GgufValue::U16(1));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(IsValid(Check(ok)));
+
+  m.Set("split.tensors.count", GgufValue::I32(3));  // fewer than this part's 4 tensors
+  BuiltFile few = m.Build();
+  EXPECT_TRUE(HasFinding(Check(few), RuleId::kSplitKeys, m.Kv(few, "split.tensors.count").payload));
+
+  TinyModel lone = MakeTinyModel();
+  lone.Set("split.no", GgufValue::U16(0));
+  BuiltFile g = lone.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kSplitKeys, lone.Kv(g, "split.no").start));
+}
+
+// llama.cpp resolves a key by C string: a "k\0x" copy before "k" is what it
+// reads, so that copy is what the hyperparameter rules check.
+TEST(KnownKeysTest, RulesReadTheCStringResolution) {
+  TinyModel m = MakeTinyModel();
+  m.kvs.insert(m.kvs.begin() + 1, {std::string("llama.block_count\0x", 19), GgufValue::U32(600)});
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kBlockCountLimit, testing::KvAt(f, 1).payload));
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kKeyCollision));
+
+  GgufHeader h = r.header;
+  KeyIndex keys(h);
+  ASSERT_NE(keys.FindArch("block_count"), nullptr);
+  EXPECT_EQ(keys.FindArch("block_count")->offset, f.kv_offsets[1]);
+  EXPECT_EQ(keys.arch(), "llama");
+  EXPECT_EQ(VocabularySize(keys), 7u);
+}
+
+}  // namespace
+}  // namespace ggufguard

@@ -1,0 +1,132 @@
+// 8xxx: chat templates through ScanChatTemplate, and their digests in the
+// JSON report.
+#include "ggufguard/rules/template_rules.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/validate.h"
+#include "nlohmann/json.hpp"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::BuiltFile;
+using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::IsValid;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::TinyModel;
+
+Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+
+struct Case {
+  RuleId rule;
+  TemplateIssueKind kind;
+  std::string tmpl;
+};
+
+std::string Deep(int levels) {
+  std::string s;
+  for (int i = 0; i < levels; ++i) s += "{% if x %}";
+  for (int i = 0; i < levels; ++i) s += "{% endif %}";
+  return s;
+}
+
+// Each kind of issue is one rule, at the template's offset in the file plus
+// the issue's offset in the template.
+TEST(TemplateRulesTest, EachIssueKindIsItsRuleAtItsByte) {
+  const std::vector<Case> cases = {
+      {RuleId::kChatTemplateNonPrintable, TemplateIssueKind::kNonPrintableByte, "hello\x01 world"},
+      {RuleId::kChatTemplateDunderAccess, TemplateIssueKind::kDunderAccess, "{{ messages.__class__ }}"},
+      {RuleId::kChatTemplateAttrFilter, TemplateIssueKind::kAttrFilter, "{{ messages|attr('x') }}"},
+      {RuleId::kChatTemplateDangerousName, TemplateIssueKind::kDangerousName, "{{ config }}"},
+      {RuleId::kChatTemplateGlobalsHelper, TemplateIssueKind::kGlobalsHelper, "{{ lipsum.x }}"},
+      {RuleId::kChatTemplateRecursiveMacro, TemplateIssueKind::kRecursiveMacro,
+       "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}"},
+      {RuleId::kChatTemplateExcessiveNesting, TemplateIssueKind::kExcessiveNesting, Deep(40)},
+      {RuleId::kChatTemplateUnterminated, TemplateIssueKind::kUnterminated, "{{ messages"},
+  };
+  for (const Case& c : cases) {
+    TinyModel m = MakeTinyModel();
+    m.Set("tokenizer.chat_template", GgufValue::Str(c.tmpl));
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    const uint64_t base = m.Kv(f, "tokenizer.chat_template").string_bytes();
+    size_t seen = 0;
+    for (const TemplateIssue& issue : ScanChatTemplate(c.tmpl)) {
+      if (issue.kind != c.kind) continue;
+      ++seen;
+      EXPECT_TRUE(HasFinding(r, c.rule, base + issue.offset)) << TemplateIssueKindName(c.kind);
+    }
+    EXPECT_GT(seen, 0u) << "the scanner should flag " << c.tmpl;
+  }
+}
+
+TEST(TemplateRulesTest, DunderAccessIsAnErrorAtTheName) {
+  TinyModel m = MakeTinyModel();
+  const std::string tmpl = "{{ cycler.__init__.__globals__.os.popen('id').read() }}";
+  m.Set("tokenizer.chat_template", GgufValue::Str(tmpl));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_FALSE(r.valid());
+  const uint64_t base = m.Kv(f, "tokenizer.chat_template").string_bytes();
+  EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess, base + tmpl.find("__init__")));
+}
+
+TEST(TemplateRulesTest, SizeCapComesFromThePolicy) {
+  TinyModel m = MakeTinyModel();
+  BuiltFile f = m.Build();
+  Policy p = DefaultPolicy();
+  p.limits.max_chat_template_bytes = 16;
+  Report r = Check(f, p);
+  EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateTooLarge, m.Kv(f, "tokenizer.chat_template").string_bytes() + 16));
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(IsValid(Check(f)));  // the default cap is 1 MiB
+}
+
+TEST(TemplateRulesTest, NamedAndShadowingTemplatesAreScanned) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.chat_template.tool_use", GgufValue::Str("{{ x.__class__ }}"));
+  m.kvs.emplace_back(std::string("tokenizer.chat_template\0b", 25), GgufValue::Str("{{ y.__dict__ }}"));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess,
+                         m.Kv(f, "tokenizer.chat_template.tool_use").string_bytes() + 5));
+  EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess,
+                         testing::KvAt(f, m.kvs.size() - 1).string_bytes() + 5));
+  EXPECT_FALSE(IsChatTemplateKey("tokenizer.chat_templates"));
+  EXPECT_TRUE(IsChatTemplateKey("tokenizer.chat_template"));
+  EXPECT_TRUE(IsChatTemplateKey("tokenizer.chat_template.rag"));
+}
+
+TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.chat_template", GgufValue::Str("abc"));
+  m.Set("tokenizer.chat_template.empty", GgufValue::Str(""));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  std::vector<TemplateDigest> d = ChatTemplateDigests(r.header);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].key, "tokenizer.chat_template");
+  EXPECT_EQ(d[0].offset, m.Kv(f, "tokenizer.chat_template").string_bytes());
+  EXPECT_EQ(d[0].bytes, 3u);
+  EXPECT_EQ(d[0].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(d[1].sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+
+  nlohmann::json doc = nlohmann::json::parse(RenderJson({FileOutcome{"m.gguf", &r, ""}}, "default"));
+  const nlohmann::json& templates = doc["files"][0]["templates"];
+  ASSERT_EQ(templates.size(), 2u);
+  EXPECT_EQ(templates[0]["key"], "tokenizer.chat_template");
+  EXPECT_EQ(templates[0]["bytes"], 3);
+  EXPECT_EQ(templates[0]["offset"], d[0].offset);
+  EXPECT_EQ(templates[0]["sha256"], d[0].sha256);
+}
+
+}  // namespace
+}  // namespace ggufguard

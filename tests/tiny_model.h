@@ -1,0 +1,118 @@
+// A complete, valid tiny llama model for the semantic rule tests (known keys,
+// tokenizer, chat templates, resource estimates): every rule family accepts
+// it under the default and strict policies with no finding at all, so each
+// test changes one key or tensor and expects exactly the rule it aims at.
+//
+// Header-only, like test_util.h: tests/CMakeLists.txt builds *_test.cc only.
+#ifndef GGUFGUARD_TESTS_TINY_MODEL_H_
+#define GGUFGUARD_TESTS_TINY_MODEL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tests/support/gguf_writer.h"
+#include "tests/test_util.h"
+
+namespace ggufguard::testing {
+
+// The vocabulary: <unk>, <s>, </s>, the byte token <0x41>, then "a", "b",
+// "ab" (with the merge "a b").
+inline std::vector<std::string> TinyTokens() { return {"<unk>", "<s>", "</s>", "<0x41>", "a", "b", "ab"}; }
+
+struct TinyModel {
+  struct Tensor {
+    std::string name;
+    std::vector<uint64_t> dims;
+    uint32_t type;
+  };
+  std::vector<std::pair<std::string, GgufValue>> kvs;
+  std::vector<Tensor> tensors;
+
+  // Replaces the value of `key` in place, or appends the key.
+  TinyModel& Set(const std::string& key, GgufValue v) {
+    for (auto& kv : kvs) {
+      if (kv.first == key) {
+        kv.second = std::move(v);
+        return *this;
+      }
+    }
+    kvs.emplace_back(key, std::move(v));
+    return *this;
+  }
+  TinyModel& Erase(std::string_view key) {
+    kvs.erase(std::remove_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; }), kvs.end());
+    return *this;
+  }
+  size_t IndexOf(std::string_view key) const {
+    for (size_t i = 0; i < kvs.size(); ++i) {
+      if (kvs[i].first == key) return i;
+    }
+    ADD_FAILURE() << "no key " << key;
+    return 0;
+  }
+  Tensor& TensorNamed(std::string_view name) {
+    for (Tensor& t : tensors) {
+      if (t.name == name) return t;
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return tensors.front();
+  }
+  size_t TensorIndex(std::string_view name) const {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (tensors[i].name == name) return i;
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return 0;
+  }
+  GgufBuilder Builder() const {
+    GgufBuilder b;
+    for (const auto& [key, value] : kvs) b.AddKv(key, value);
+    for (const Tensor& t : tensors) b.AddTensor(t.name, t.dims, t.type);
+    return b;
+  }
+  BuiltFile Build() const { return Builder().Build(); }
+  // The file offsets the rules report for KV `key`.
+  KvFields Kv(const BuiltFile& f, std::string_view key) const { return KvAt(f, IndexOf(key)); }
+  uint64_t TensorOffset(const BuiltFile& f, std::string_view name) const {
+    return f.tensor_info_offsets.at(TensorIndex(name));
+  }
+};
+
+inline TinyModel MakeTinyModel() {
+  TinyModel m;
+  const std::vector<std::string> tokens = TinyTokens();
+  m.Set("general.architecture", GgufValue::Str("llama"))
+      .Set("general.name", GgufValue::Str("tiny"))
+      .Set("llama.context_length", GgufValue::U32(64))
+      .Set("llama.embedding_length", GgufValue::U32(8))
+      .Set("llama.block_count", GgufValue::U32(1))
+      .Set("llama.feed_forward_length", GgufValue::U32(16))
+      .Set("llama.attention.head_count", GgufValue::U32(2))
+      .Set("llama.attention.head_count_kv", GgufValue::U32(2))
+      .Set("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f))
+      .Set("llama.rope.freq_base", GgufValue::F32(10000.0f))
+      .Set("general.file_type", GgufValue::U32(0))
+      .Set("tokenizer.ggml.model", GgufValue::Str("llama"))
+      .Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens))
+      .Set("tokenizer.ggml.scores", GgufValue::F32Array({0, 0, 0, 0, -1, -2, -3}))
+      .Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 1, 1}))
+      .Set("tokenizer.ggml.merges", GgufValue::StrArray({"a b"}))
+      .Set("tokenizer.ggml.bos_token_id", GgufValue::U32(1))
+      .Set("tokenizer.ggml.eos_token_id", GgufValue::U32(2))
+      .Set("tokenizer.chat_template",
+           GgufValue::Str("{% for message in messages %}<|{{ message['role'] }}|>{{ message['content'] }}"
+                          "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"));
+  m.tensors = {{"token_embd.weight", {8, 7}, 0},
+               {"blk.0.attn_norm.weight", {8}, 0},
+               {"output_norm.weight", {8}, 0},
+               {"output.weight", {8, 7}, 0}};
+  return m;
+}
+
+}  // namespace ggufguard::testing
+
+#endif  // GGUFGUARD_TESTS_TINY_MODEL_H_

@@ -1,0 +1,146 @@
+// 7xxx: the vocabulary arrays, special token ids, byte tokens and merges.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ggufguard/validate.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::BuiltFile;
+using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::IsValid;
+using ::ggufguard::testing::LacksRule;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::StringArrayElement;
+using ::ggufguard::testing::TinyModel;
+using ::ggufguard::testing::TinyTokens;
+
+Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+
+TEST(TokenizerRulesTest, ScoresAndTypesMustMatchTheTokens) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.scores", GgufValue::F32Array({0, 0, 0, 0, 0, 0}));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kVocabLengthMismatch, m.Kv(f, "tokenizer.ggml.scores").array_elements()));
+
+  TinyModel types = MakeTinyModel();
+  types.Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 1, 1, 1}));
+  BuiltFile g = types.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kVocabLengthMismatch,
+                         types.Kv(g, "tokenizer.ggml.token_type").array_elements()));
+}
+
+TEST(TokenizerRulesTest, TokenTypeOutsideOneToSix) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 1, 0}));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTokenTypeValue, m.Kv(f, "tokenizer.ggml.token_type").array_elements() + 4 * 6));
+  EXPECT_TRUE(r.valid());  // a warning by default
+  EXPECT_FALSE(Check(f, StrictPolicy()).valid());
+}
+
+TEST(TokenizerRulesTest, BigEndianTokenTypesAreReadInTheirOrder) {
+  TinyModel m = MakeTinyModel();
+  BuiltFile ok = m.Builder().set_big_endian(true).Build();
+  Report r = Check(ok, StrictPolicy());
+  EXPECT_TRUE(r.valid()) << testing::Describe(r);
+  EXPECT_TRUE(LacksRule(r, RuleId::kTokenTypeValue));
+  EXPECT_TRUE(LacksRule(r, RuleId::kByteTokenFormat));
+
+  m.Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 7, 1}));
+  BuiltFile bad = m.Builder().set_big_endian(true).Build();
+  EXPECT_TRUE(HasFinding(Check(bad), RuleId::kTokenTypeValue,
+                         m.Kv(bad, "tokenizer.ggml.token_type").array_elements() + 4 * 5));
+}
+
+TEST(TokenizerRulesTest, SpecialTokenIdPastTheVocabulary) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.eos_token_id", GgufValue::U32(7));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kSpecialTokenId, m.Kv(f, "tokenizer.ggml.eos_token_id").payload));
+
+  m.Set("tokenizer.ggml.eos_token_id", GgufValue::U32(6));
+  m.Set("tokenizer.ggml.seperator_token_id", GgufValue::U32(6)).Set("tokenizer.ggml.fim_pre_token_id",
+                                                                    GgufValue::U32(0));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(IsValid(Check(ok)));
+
+  // A negative id of the wrong type: the type rule and the range rule.
+  m.Set("tokenizer.ggml.padding_token_id", GgufValue::I32(-1));
+  BuiltFile neg = m.Build();
+  Report r = Check(neg);
+  EXPECT_TRUE(HasFinding(r, RuleId::kSpecialTokenId, m.Kv(neg, "tokenizer.ggml.padding_token_id").payload));
+  EXPECT_TRUE(HasFinding(r, RuleId::kKnownKeyType, m.Kv(neg, "tokenizer.ggml.padding_token_id").type));
+
+  // T5's decoder start token is an {arch} key.
+  TinyModel t5 = MakeTinyModel();
+  t5.Set("llama.decoder_start_token_id", GgufValue::U32(100));
+  BuiltFile g = t5.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kSpecialTokenId, t5.Kv(g, "llama.decoder_start_token_id").payload));
+}
+
+// Every copy of an id key is checked, not only the one llama.cpp resolves.
+TEST(TokenizerRulesTest, ShadowedSpecialTokenIdIsCheckedToo) {
+  TinyModel m = MakeTinyModel();
+  m.kvs.emplace_back(std::string("tokenizer.ggml.bos_token_id\0", 28), GgufValue::U32(1000));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kSpecialTokenId, testing::KvAt(f, m.kvs.size() - 1).payload));
+}
+
+TEST(TokenizerRulesTest, ByteTokensMustBeHexBytes) {
+  for (const std::string& bad : {std::string("<0x4>"), std::string("<0xZZ>"), std::string("A"), std::string("")}) {
+    std::vector<std::string> tokens = TinyTokens();
+    tokens[3] = bad;
+    TinyModel m = MakeTinyModel();
+    m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+    BuiltFile f = m.Build();
+    EXPECT_TRUE(HasFinding(Check(f), RuleId::kByteTokenFormat,
+                           StringArrayElement(m.Kv(f, "tokenizer.ggml.tokens"), tokens, 3)))
+        << bad;
+  }
+  // The last token, lower-case hex: the walk reaches it and accepts it.
+  std::vector<std::string> tokens = TinyTokens();
+  tokens[6] = "<0xff>";
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+  m.Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 1, 6}));
+  m.Set("tokenizer.ggml.merges", GgufValue::StrArray({}));
+  BuiltFile ok = m.Build();
+  EXPECT_TRUE(IsValid(Check(ok, StrictPolicy())));
+  tokens[6] = "<0xfff>";
+  m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+  BuiltFile last = m.Build();
+  EXPECT_TRUE(HasFinding(Check(last), RuleId::kByteTokenFormat,
+                         StringArrayElement(m.Kv(last, "tokenizer.ggml.tokens"), tokens, 6)));
+}
+
+TEST(TokenizerRulesTest, MergesArePairsOfTokensUnderStrictOrTheOption) {
+  TinyModel m = MakeTinyModel();
+  const std::vector<std::string> merges = {"a b", "a c", "ab", "<s> </s>"};
+  m.Set("tokenizer.ggml.merges", GgufValue::StrArray(merges));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(LacksRule(Check(f), RuleId::kMergeNotTokens));  // off by default: it costs a hash set
+
+  Report strict = Check(f, StrictPolicy());
+  const testing::KvFields kv = m.Kv(f, "tokenizer.ggml.merges");
+  EXPECT_TRUE(HasFinding(strict, RuleId::kMergeNotTokens, StringArrayElement(kv, merges, 1)));
+  EXPECT_TRUE(HasFinding(strict, RuleId::kMergeNotTokens, StringArrayElement(kv, merges, 2)));
+  EXPECT_EQ(testing::CountRule(strict, RuleId::kMergeNotTokens), 2u);
+  EXPECT_FALSE(strict.valid());
+
+  Policy opt = DefaultPolicy();
+  opt.check_merges = true;
+  Report r = Check(f, opt);
+  EXPECT_EQ(testing::CountRule(r, RuleId::kMergeNotTokens), 2u);
+  EXPECT_TRUE(r.valid());  // a warning under the default severities
+}
+
+}  // namespace
+}  // namespace ggufguard

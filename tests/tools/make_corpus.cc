@@ -1,0 +1,693 @@
+// make_corpus: writes the committed corpus that seeds the fuzzers and that
+// tests/corpus_rules_test.cc checks.
+//
+//   cmake --build build/dev --target make_corpus
+//   ./build/dev/tests/tools/make_corpus corpus
+//
+// writes
+//   corpus/valid/*.gguf          small valid files: every value type as scalar
+//                                and array, every storable ggml type, v1/v2/v3
+//                                in both byte orders, minimal-llama.gguf
+//   corpus/rules/GGnnnn-<name>.gguf
+//                                one minimal reproducer per rule in the catalog
+//   corpus/policies/*.json       policy files, seeds for fuzz/policy_fuzzer.cc, and
+//   corpus/policies/*.seed       its other input form: policy JSON, NUL, GGUF file
+//   corpus/regressions/README.md (only if missing; the directory holds inputs
+//                                fuzzers found, added by hand)
+//
+// Files in valid/, rules/ and policies/ that this program did not write are removed, so
+// the directories always match the catalog. The output is deterministic: the
+// same program writes the same bytes. Each file is validated before it is
+// written (valid files must be valid, each reproducer must trigger its rule);
+// a failure is reported and makes the exit status 1.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/policy.h"
+#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/validate.h"
+#include "tests/support/gguf_writer.h"
+#include "tests/tools/reproducer_policies.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ggufguard::Policy;
+using ggufguard::RuleId;
+using ggufguard::testing::DataFill;
+using ggufguard::testing::GgufBuilder;
+using ggufguard::testing::GgufValue;
+using ggufguard::testing::TensorOptions;
+using VT = ggufguard::testing::ValueType;
+
+int g_failures = 0;
+
+void Fail(const std::string& what) {
+  std::fprintf(stderr, "make_corpus: ERROR: %s\n", what.c_str());
+  ++g_failures;
+}
+
+void Warn(const std::string& what) { std::fprintf(stderr, "make_corpus: warning: %s\n", what.c_str()); }
+
+void WriteFile(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) Fail("cannot write " + path.string());
+}
+
+// --- valid files ---------------------------------------------------------
+
+// v1 files are valid but for GG2004 version-1, an error under the default
+// policy (today's loaders refuse v1). The corpus test applies this policy to
+// valid/v1-*.gguf: the file is valid once the version is allowed.
+Policy V1AllowedPolicy() {
+  Policy p = ggufguard::DefaultPolicy();
+  p.severity_override[static_cast<uint16_t>(RuleId::kVersion1)] = ggufguard::Severity::kWarning;
+  return p;
+}
+
+uint32_t F32Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// One KV of each value type as a scalar, and one array of that type.
+// Every file but the empty one names an architecture (GG4006
+// missing-architecture). Generic files use one that is not a transformer
+// llama.cpp knows, so that no hyperparameter is required of them.
+constexpr char kCorpusArch[] = "ggufguard-corpus";
+
+GgufBuilder WithArch() {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str(kCorpusArch));
+  return b;
+}
+
+GgufBuilder ValueTypeFile(VT type) {
+  GgufBuilder b = WithArch();
+  switch (type) {
+    case VT::kUint8:
+      b.AddKv("test.u8", GgufValue::U8(200)).AddKv("test.u8_array", GgufValue::U8Array({0, 1, 127, 128, 255}));
+      break;
+    case VT::kInt8:
+      b.AddKv("test.i8", GgufValue::I8(-100)).AddKv("test.i8_array", GgufValue::I8Array({-128, -1, 0, 1, 127}));
+      break;
+    case VT::kUint16:
+      b.AddKv("test.u16", GgufValue::U16(60000)).AddKv("test.u16_array", GgufValue::U16Array({0, 1, 65535}));
+      break;
+    case VT::kInt16:
+      b.AddKv("test.i16", GgufValue::I16(-30000)).AddKv("test.i16_array", GgufValue::I16Array({-32768, 0, 32767}));
+      break;
+    case VT::kUint32:
+      b.AddKv("test.u32", GgufValue::U32(4000000000u))
+          .AddKv("test.u32_array", GgufValue::U32Array({0, 1, 0xFFFFFFFFu}));
+      break;
+    case VT::kInt32:
+      b.AddKv("test.i32", GgufValue::I32(-2000000000))
+          .AddKv("test.i32_array", GgufValue::I32Array({std::numeric_limits<int32_t>::min(), 0, 2147483647}));
+      break;
+    case VT::kFloat32:
+      b.AddKv("test.f32", GgufValue::F32(1e-5f))
+          .AddKv("test.f32_array", GgufValue::F32Array({0.0f, -0.0f, 1.5f, -3.25e38f, 1e-45f}));
+      break;
+    case VT::kBool:
+      b.AddKv("test.bool", GgufValue::Bool(true)).AddKv("test.bool_array", GgufValue::BoolArray({true, false, true}));
+      break;
+    case VT::kString:
+      b.AddKv("test.string", GgufValue::Str("h\xC3\xA9llo w\xC3\xB6rld \xE2\x96\x81 \xF0\x9F\xA6\x99"))
+          .AddKv("test.string_array", GgufValue::StrArray({"", "a", "\xE2\x96\x81" "the", "<0x0A>", "\xE4\xBD\xA0\xE5\xA5\xBD"}));
+      break;
+    case VT::kArray:
+      // An array as the "scalar", and an array of arrays (GG3003 nested-array,
+      // a warning: ggml refuses it, the format allows it).
+      b.AddKv("test.array", GgufValue::U32Array({1, 2, 3}))
+          .AddKv("test.array_array", GgufValue::Array(VT::kArray, {GgufValue::U8Array({1, 2}), GgufValue::U8Array({})}));
+      break;
+    case VT::kUint64:
+      b.AddKv("test.u64", GgufValue::U64(uint64_t{1} << 40))
+          .AddKv("test.u64_array", GgufValue::U64Array({0, 1, ~uint64_t{0}}));
+      break;
+    case VT::kInt64:
+      b.AddKv("test.i64", GgufValue::I64(-(int64_t{1} << 40)))
+          .AddKv("test.i64_array", GgufValue::I64Array({std::numeric_limits<int64_t>::min(), 0,
+                                                        std::numeric_limits<int64_t>::max()}));
+      break;
+    case VT::kFloat64:
+      b.AddKv("test.f64", GgufValue::F64(3.141592653589793))
+          .AddKv("test.f64_array", GgufValue::F64Array({0.0, -1e308, 5e-324}));
+      break;
+  }
+  return b;
+}
+
+const char* ValueTypeFileName(VT type) {
+  static const char* const kNames[] = {"u8",  "i8",     "u16",   "i16", "u32", "i32", "f32",
+                                       "bool", "string", "array", "u64", "i64", "f64"};
+  return kNames[static_cast<uint32_t>(type)];
+}
+
+// A small header with a few KVs and two tensors, for the version and byte
+// order matrix. v1 knows only value types 0..9.
+GgufBuilder VersionFile(uint32_t version, bool big_endian) {
+  GgufBuilder b = WithArch();
+  b.set_version(version).set_big_endian(big_endian);
+  b.AddKv("general.name", GgufValue::Str(big_endian ? "version matrix (big-endian)" : "version matrix"))
+      .AddKv("general.quantization_version", GgufValue::U32(2))
+      .AddKv("test.count", GgufValue::U32(64))
+      .AddKv("test.scores", GgufValue::F32Array({0.0f, -1.0f, -2.0f}))
+      .AddKv("test.tokens", GgufValue::StrArray({"<s>", "</s>", "a"}));
+  b.AddTensor("output_norm.weight", {8}, 0);
+  b.AddTensor("output.weight", {32, 2}, 8);
+  return b;
+}
+
+std::vector<uint8_t> Le32(const std::vector<float>& values) {
+  std::vector<uint8_t> out;
+  for (float f : values) {
+    uint32_t b = F32Bits(f);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(b >> (8 * i)));
+  }
+  return out;
+}
+
+// Q8_0 blocks: an fp16 scale of 1/64 (0x2400) and 32 small int8 weights.
+std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
+  std::vector<uint8_t> out;
+  uint32_t state = 0x9E3779B9u ^ salt;
+  for (uint64_t block = 0; block < elements / 32; ++block) {
+    out.push_back(0x00);
+    out.push_back(0x24);
+    for (int i = 0; i < 32; ++i) {
+      state = state * 1664525u + 1013904223u;
+      out.push_back(static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>((state >> 24) % 61) - 30)));
+    }
+  }
+  return out;
+}
+
+// A tiny llama that loaders accept: the hyperparameters llama.cpp reads, a
+// 32-token SentencePiece vocabulary with scores and token types, and one
+// transformer block (n_embd 32, n_ff 64, 4 heads) in F32 and Q8_0. This is
+// the file the README validates with no argument.
+GgufBuilder MinimalLlama() {
+  constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = 32;
+  // "\xE2\x96\x81" is U+2581, SentencePiece's word-start marker.
+  auto sp = [](std::string_view word) { return "\xE2\x96\x81" + std::string(word); };
+  const std::vector<std::string> tokens = {
+      "<unk>",      "<s>",         "</s>",      sp("the"),  sp("a"),    sp("to"),   sp("of"),    sp("and"),
+      sp("in"),     sp("is"),      sp("it"),    sp("you"),  sp("that"), sp("he"),   sp("was"),   sp("for"),
+      sp("on"),     sp("are"),     sp("with"),  sp("as"),   sp("I"),    sp("his"),  sp("they"),  sp("be"),
+      sp("at"),     sp("one"),     sp("have"),  sp("this"), "e",        "t",        "a",         "o"};
+  std::vector<float> scores;
+  std::vector<int32_t> types;
+  for (uint32_t i = 0; i < kVocab; ++i) {
+    scores.push_back(i < 3 ? 0.0f : -static_cast<float>(i - 2));
+    types.push_back(i == 0 ? 2 : i < 3 ? 3 : 1);  // UNKNOWN, CONTROL, NORMAL
+  }
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("general.name", GgufValue::Str("minimal-llama"))
+      .AddKv("general.file_type", GgufValue::U32(7))  // MOSTLY_Q8_0
+      .AddKv("general.quantization_version", GgufValue::U32(2))
+      .AddKv("llama.context_length", GgufValue::U32(128))
+      .AddKv("llama.embedding_length", GgufValue::U32(kEmbd))
+      .AddKv("llama.block_count", GgufValue::U32(1))
+      .AddKv("llama.feed_forward_length", GgufValue::U32(kFf))
+      .AddKv("llama.rope.dimension_count", GgufValue::U32(8))
+      .AddKv("llama.attention.head_count", GgufValue::U32(4))
+      .AddKv("llama.attention.head_count_kv", GgufValue::U32(4))
+      .AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f))
+      .AddKv("llama.vocab_size", GgufValue::U32(kVocab))
+      .AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
+      .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(tokens))
+      .AddKv("tokenizer.ggml.scores", GgufValue::F32Array(scores))
+      .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array(types))
+      .AddKv("tokenizer.ggml.bos_token_id", GgufValue::U32(1))
+      .AddKv("tokenizer.ggml.eos_token_id", GgufValue::U32(2))
+      .AddKv("tokenizer.ggml.unknown_token_id", GgufValue::U32(0));
+  uint32_t salt = 0;
+  auto q8 = [&](const std::string& name, uint64_t ne0, uint64_t ne1) {
+    b.AddTensor(name, {ne0, ne1}, 8, TensorOptions{.data = Q8_0Data(ne0 * ne1, ++salt)});
+  };
+  auto norm = [&](const std::string& name) {
+    b.AddTensor(name, {kEmbd}, 0, TensorOptions{.data = Le32(std::vector<float>(kEmbd, 1.0f))});
+  };
+  q8("token_embd.weight", kEmbd, kVocab);
+  norm("blk.0.attn_norm.weight");
+  q8("blk.0.attn_q.weight", kEmbd, kEmbd);
+  q8("blk.0.attn_k.weight", kEmbd, kEmbd);
+  q8("blk.0.attn_v.weight", kEmbd, kEmbd);
+  q8("blk.0.attn_output.weight", kEmbd, kEmbd);
+  norm("blk.0.ffn_norm.weight");
+  q8("blk.0.ffn_gate.weight", kEmbd, kFf);
+  q8("blk.0.ffn_down.weight", kFf, kEmbd);
+  q8("blk.0.ffn_up.weight", kEmbd, kFf);
+  norm("output_norm.weight");
+  q8("output.weight", kEmbd, kVocab);
+  return b;
+}
+
+struct ValidFile {
+  std::string name;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<ValidFile> ValidFiles() {
+  std::vector<ValidFile> out;
+  out.push_back({"minimal-llama.gguf", MinimalLlama().Build().bytes});
+  out.push_back({"empty-v3.gguf", GgufBuilder().Build().bytes});
+  for (uint32_t t = 0; t < 13; ++t) {
+    const auto type = static_cast<VT>(t);
+    out.push_back({std::string("value-") + ValueTypeFileName(type) + ".gguf", ValueTypeFile(type).Build().bytes});
+  }
+  for (const ggufguard::GgmlTypeInfo& info : ggufguard::AllGgmlTypes()) {
+    if (info.status == ggufguard::GgmlTypeStatus::kRemoved) continue;
+    GgufBuilder b = WithArch();
+    b.AddKv("general.name", GgufValue::Str(std::string("ggml type ") + std::string(info.name)));
+    if (info.quantized) b.AddKv("general.quantization_version", GgufValue::U32(2));
+    b.AddTensor("t.weight", {info.block_size == 1 ? 8 : uint64_t{info.block_size}, 2}, info.id);
+    char name[64];
+    std::snprintf(name, sizeof(name), "ggml-%02u-%s.gguf", info.id, std::string(info.name).c_str());
+    out.push_back({name, b.Build().bytes});
+  }
+  for (uint32_t version = 1; version <= 3; ++version) {
+    for (bool big : {false, true}) {
+      out.push_back({"v" + std::to_string(version) + (big ? "-be" : "-le") + ".gguf",
+                     VersionFile(version, big).Build().bytes});
+    }
+  }
+  {
+    GgufBuilder b = WithArch();  // general.alignment 64: every tensor on a 64-byte boundary
+    b.AddKv("general.quantization_version", GgufValue::U32(2)).AddAlignmentKv(64).AddKv("general.name", GgufValue::Str("alignment 64"));
+    b.AddTensor("a.weight", {3}, 0).AddTensor("b.weight", {32}, 8).AddTensor("c.weight", {5, 3}, 1);
+    out.push_back({"alignment-64.gguf", b.Build().bytes});
+  }
+  {
+    GgufBuilder b = WithArch();  // the last tensor is not padded to the alignment: accepted
+    b.set_pad_end(false).AddKv("general.name", GgufValue::Str("no end padding"));
+    b.AddTensor("a.weight", {3}, 0).AddTensor("b.weight", {5}, 0);
+    out.push_back({"no-end-padding.gguf", b.Build().bytes});
+  }
+  {
+    GgufBuilder b = WithArch();  // a tensor with a zero dimension holds no bytes
+    b.AddKv("general.name", GgufValue::Str("empty tensor"));
+    b.AddTensor("empty.weight", {0, 4}, 0).AddTensor("b.weight", {8}, 0);
+    out.push_back({"zero-size-tensor.gguf", b.Build().bytes});
+  }
+  return out;
+}
+
+// --- rule reproducers ----------------------------------------------------
+
+// A reproducer is checked with PolicyForReproducer (reproducer_policies.h):
+// the default policy but for a few limits too high for a committed file.
+struct Reproducer {
+  std::vector<uint8_t> bytes;
+};
+
+GgufBuilder OneTensor(std::string name, std::vector<uint64_t> dims, uint32_t type, TensorOptions options = {}) {
+  GgufBuilder b;
+  b.AddTensor(std::move(name), std::move(dims), type, std::move(options));
+  return b;
+}
+
+GgufValue NestedArrays(int depth) {
+  GgufValue v = GgufValue::Array(VT::kArray, {});
+  for (int i = 1; i < depth; ++i) v = GgufValue::Array(VT::kArray, {v});
+  return v;
+}
+
+std::map<RuleId, Reproducer> Reproducers() {
+  std::map<RuleId, Reproducer> r;
+  auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
+  auto kv = [](std::string key, GgufValue v) {
+    GgufBuilder b;
+    b.AddKv(std::move(key), std::move(v));
+    return b;
+  };
+
+  // 1xxx limits and truncation
+  {
+    GgufBuilder b = kv("general.name", GgufValue::Str("cut short"));
+    const uint64_t size = b.Build().bytes.size();
+    b.set_truncate_to(size - 3);
+    add(RuleId::kTruncated, b);
+  }
+  add(RuleId::kTensorCountLimit, GgufBuilder().set_tensor_count((uint64_t{1} << 20) + 1));
+  add(RuleId::kKvCountLimit, GgufBuilder().set_kv_count((uint64_t{1} << 20) + 1));
+  add(RuleId::kStringLengthLimit, kv("general.name", GgufValue::StrWithLength("x", (uint64_t{1} << 30) + 1)));
+  add(RuleId::kArrayLengthLimit, kv("test.array", GgufValue::ArrayWithCount(VT::kUint8, {}, (uint64_t{1} << 30) + 1)));
+  add(RuleId::kNestingDepthLimit, kv("test.nested", NestedArrays(5)));
+  // Checked with max_header_bytes = 64: the default 1 GiB cannot be reached
+  // by a file small enough to commit.
+  add(RuleId::kHeaderSizeLimit, OneTensor("a.weight", {8}, 0).AddTensor("b.weight", {8}, 0).AddTensor("c.weight", {8}, 0));
+
+  // 2xxx file header
+  add(RuleId::kBadMagic, GgufBuilder().set_magic("gguf"));
+  add(RuleId::kLegacyMagic, GgufBuilder().set_magic("FUGG"));
+  add(RuleId::kUnsupportedVersion, GgufBuilder().set_version(4));
+  add(RuleId::kVersion1, kv("general.name", GgufValue::Str("v1")).set_version(1));
+  add(RuleId::kBigEndian, kv("general.name", GgufValue::Str("big-endian")).set_big_endian(true));
+
+  // 3xxx metadata encoding
+  add(RuleId::kInvalidValueType, kv("test.obj", GgufValue::Raw(13, {})));
+  add(RuleId::kInvalidArrayType, kv("test.array", GgufValue::ArrayWithElemType(13, {})));
+  add(RuleId::kNestedArray, kv("test.nested", GgufValue::Array(VT::kArray, {GgufValue::U8Array({1, 2})})));
+  add(RuleId::kInvalidUtf8, kv("general.name", GgufValue::Str("caf\xE9")));  // Latin-1, not UTF-8
+  add(RuleId::kInvalidBool, kv("test.flag", GgufValue::BoolByte(2)));
+  add(RuleId::kNonFiniteFloat, kv("test.eps", GgufValue::F32(std::numeric_limits<float>::quiet_NaN())));
+  add(RuleId::kEmptyKey, kv("", GgufValue::U32(1)));
+  add(RuleId::kKeyGrammar, kv("general..name", GgufValue::Str("empty segment")));
+  add(RuleId::kKeyControlBytes, kv("general.na\x1bme", GgufValue::Str("ESC in a key")));
+  add(RuleId::kKeyTooLong, kv(std::string(65536, 'a'), GgufValue::U8(1)));
+  add(RuleId::kDuplicateKey, kv("general.name", GgufValue::Str("first")).AddKv("general.name", GgufValue::Str("second")));
+  add(RuleId::kKeyCollision, kv("general.name", GgufValue::Str("lower")).AddKv("General.Name", GgufValue::Str("upper")));
+  add(RuleId::kNulInString, kv("general.name", GgufValue::Str(std::string_view("safe\0evil", 9))));
+  add(RuleId::kValueTypeVersion, kv("test.big", GgufValue::U64(1)).set_version(1));
+
+  // 4xxx general.alignment
+  add(RuleId::kAlignmentType, kv("general.alignment", GgufValue::U64(32)));
+  add(RuleId::kAlignmentNotPowerOfTwo, kv("general.alignment", GgufValue::U32(48)));
+  add(RuleId::kAlignmentOutOfRange, GgufBuilder().AddAlignmentKv(uint32_t{1} << 21));
+
+  // 4004+ known keys and hyperparameters
+  auto arch = [](std::string name) {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str(std::move(name)));
+    return b;
+  };
+  // The keys llama.cpp demands of a transformer with tensors.
+  auto llama = [&](uint32_t n_embd) {
+    GgufBuilder b = arch("llama");
+    b.AddKv("llama.context_length", GgufValue::U32(64))
+        .AddKv("llama.embedding_length", GgufValue::U32(n_embd))
+        .AddKv("llama.block_count", GgufValue::U32(1))
+        .AddKv("llama.attention.head_count", GgufValue::U32(1));
+    return b;
+  };
+  add(RuleId::kKnownKeyType, arch("llama").AddKv("general.name", GgufValue::U32(1)));
+  add(RuleId::kUnknownKey, arch("llama").AddKv("vendor.custom_key", GgufValue::U32(1)));
+  add(RuleId::kMissingArchitecture, kv("general.name", GgufValue::Str("no architecture")));
+  add(RuleId::kArchitectureName, arch("Llama 2"));
+  add(RuleId::kMissingHyperparameter, arch("llama").AddTensor("output_norm.weight", {8}, 0));
+  add(RuleId::kBlockCountLimit, arch("llama").AddKv("llama.block_count", GgufValue::U32(513)));
+  add(RuleId::kPerLayerArrayLength, arch("llama")
+                                        .AddKv("llama.block_count", GgufValue::U32(2))
+                                        .AddKv("llama.feed_forward_length", GgufValue::U32Array({64, 64, 64})));
+  add(RuleId::kHyperparameterRange, arch("llama").AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(0)));
+  add(RuleId::kEmbeddingShape, llama(8)
+                                   .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"a", "b", "c", "d"}))
+                                   .AddTensor("token_embd.weight", {8, 3}, 0));  // 3 rows for 4 tokens
+  add(RuleId::kQuantizationVersion, arch("ggufguard-corpus").AddTensor("a.weight", {32}, 8));
+  add(RuleId::kFileTypeMismatch,
+      arch("ggufguard-corpus").AddKv("general.file_type", GgufValue::U32(0)).AddTensor("a.weight", {8}, 1));
+  add(RuleId::kSplitKeys,
+      arch("ggufguard-corpus").AddKv("split.no", GgufValue::U16(0)).AddKv("split.count", GgufValue::U16(0)));
+
+  // 5xxx tensor infos
+  add(RuleId::kEmptyTensorName, OneTensor("", {8}, 0));
+  add(RuleId::kTensorNameTooLong, OneTensor(std::string(64, 'n'), {8}, 0));
+  add(RuleId::kTensorNameEncoding, OneTensor("blk.0.\xFF.weight", {8}, 0));
+  add(RuleId::kDuplicateTensorName, OneTensor("a.weight", {8}, 0).AddTensor("a.weight", {8}, 0));
+  add(RuleId::kTooManyDims, OneTensor("a.weight", {8}, 0, TensorOptions{.n_dims = 5}));
+  add(RuleId::kNegativeDim, OneTensor("a.weight", {8}, 0, TensorOptions{.written_dims = std::vector<uint64_t>{~uint64_t{0}}}));
+  add(RuleId::kUnknownGgmlType, OneTensor("a.weight", {8}, 43));
+  add(RuleId::kRemovedGgmlType, OneTensor("a.weight", {32}, 4));
+  add(RuleId::kIntermediateGgmlType, OneTensor("a.weight", {32}, 9));
+  add(RuleId::kRowNotBlockMultiple, OneTensor("a.weight", {33}, 8));
+  add(RuleId::kTensorSizeOverflow,
+      OneTensor("a.weight", {1}, 0, TensorOptions{.written_dims = std::vector<uint64_t>{uint64_t{1} << 40, uint64_t{1} << 40}}));
+
+  // 6xxx data layout
+  // b claims [36, 68): aligned neither to 32 nor overlapping a [0, 36).
+  add(RuleId::kTensorMisaligned,
+      OneTensor("a.weight", {9}, 0).AddTensor("b.weight", {8}, 0, TensorOptions{.offset = 36, .fill = DataFill::kZeros}));
+  add(RuleId::kTensorOutOfBounds, OneTensor("a.weight", {8}, 0, TensorOptions{.offset = uint64_t{1} << 40}));
+  add(RuleId::kTensorOverlap,
+      OneTensor("a.weight", {8}, 0).AddTensor("b.weight", {8}, 0, TensorOptions{.offset = 0, .byte_size = 0}));
+  // a holds 64 bytes of data but its shape needs 32: 32 unused bytes before b.
+  add(RuleId::kTensorGap, OneTensor("a.weight", {8}, 0, TensorOptions{.byte_size = 64}).AddTensor("b.weight", {8}, 0));
+  add(RuleId::kTensorOutOfOrder,
+      OneTensor("a.weight", {8}, 0, TensorOptions{.offset = 32}).AddTensor("b.weight", {8}, 0, TensorOptions{.offset = 0}));
+  {
+    GgufBuilder b = OneTensor("a.weight", {1}, 0);  // 4 bytes of data, then 28 of padding
+    ggufguard::testing::BuiltFile f = b.Build();
+    ggufguard::testing::PutU8(f.bytes, f.data_offset + 4, 0x5A);
+    r[RuleId::kNonZeroPadding].bytes = f.bytes;
+  }
+  add(RuleId::kTrailingBytes, OneTensor("a.weight", {8}, 0).set_trailing_bytes({'P', 'K', 3, 4}));
+  add(RuleId::kMissingTensorData, OneTensor("a.weight", {8}, 0).set_omit_tensor_data(true));
+
+  // 7xxx tokenizer
+  auto vocab = [&](std::vector<std::string> tokens) {
+    GgufBuilder b = arch("ggufguard-corpus");
+    b.AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
+        .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(std::move(tokens)));
+    return b;
+  };
+  add(RuleId::kVocabLengthMismatch, vocab({"a", "b", "c"}).AddKv("tokenizer.ggml.scores", GgufValue::F32Array({0, -1})));
+  add(RuleId::kTokenTypeValue, vocab({"a", "b"}).AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({1, 7})));
+  add(RuleId::kSpecialTokenId, vocab({"a", "b"}).AddKv("tokenizer.ggml.bos_token_id", GgufValue::U32(2)));
+  // Checked with check_merges = true (the strict policy's setting).
+  add(RuleId::kMergeNotTokens, vocab({"a", "b", "ab"}).AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a c"})));
+  add(RuleId::kByteTokenFormat, vocab({"<0x0A>", "<0xZZ>"}).AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({6, 6})));
+
+  // 8xxx chat templates
+  auto chat = [&](std::string_view tmpl) {
+    return arch("ggufguard-corpus").AddKv("tokenizer.chat_template", GgufValue::Str(tmpl));
+  };
+  // Checked with max_chat_template_bytes = 64 (the default is 1 MiB).
+  add(RuleId::kChatTemplateTooLarge, chat("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
+                                          "{% if add_generation_prompt %}assistant: {% endif %}"));
+  add(RuleId::kChatTemplateNonPrintable, chat("{{ messages[0].content }}\x01"));
+  add(RuleId::kChatTemplateDunderAccess, chat("{{ messages.__class__.__mro__ }}"));
+  add(RuleId::kChatTemplateAttrFilter, chat("{{ messages|attr('pop') }}"));
+  add(RuleId::kChatTemplateDangerousName, chat("{{ self }}"));
+  add(RuleId::kChatTemplateGlobalsHelper, chat("{{ joiner.x }}"));
+  add(RuleId::kChatTemplateRecursiveMacro, chat("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"));
+  add(RuleId::kChatTemplateExcessiveNesting, chat("{{ " + std::string(40, '(') + "1" + std::string(40, ')') + " }}"));
+  add(RuleId::kChatTemplateUnterminated, chat("{{ messages[0].content "));
+
+  // 9xxx resource estimates
+  add(RuleId::kTensorAllocation, arch("ggufguard-corpus").AddTensor("a.weight", {uint64_t{1} << 20}, 0,
+                                                                    TensorOptions{.byte_size = 0}));
+  // 4G context x 512 blocks x 2 x 64k width x 2 bytes: far above 16 TiB.
+  add(RuleId::kKvCacheEstimate, arch("llama")
+                                    .AddKv("llama.context_length", GgufValue::U32(0xFFFFFFFFu))
+                                    .AddKv("llama.embedding_length", GgufValue::U32(65536))
+                                    .AddKv("llama.block_count", GgufValue::U32(512))
+                                    .AddKv("llama.attention.head_count", GgufValue::U32(1)));
+  // Checked with max_vocab_size = 4 and max_header_memory_bytes = 1024.
+  add(RuleId::kVocabSizeLimit, vocab({"a", "b", "c", "d", "e"}));
+  add(RuleId::kHeaderMemory, vocab({"a", "b", "c", "d", "e", "f", "g", "h"}).AddTensor("a.weight", {8}, 0));
+  return r;
+}
+
+// --- policy files (seeds for fuzz/policy_fuzzer.cc) ------------------------
+
+struct PolicyFile {
+  std::string name;
+  std::string json;
+};
+
+std::vector<PolicyFile> PolicyFiles() {
+  return {
+      {"default.json", R"json({"base": "default"})json" "\n"},
+      {"registry-gate.json", R"json({
+  "base": "default",
+  "name": "model-registry-gate",
+  "description": "what a registry might enforce on uploads (docs/policy.md)",
+  "limits": {
+    "max_tensor_count": 65536, "max_kv_count": 4096, "max_string_length": 67108864,
+    "max_array_length": 1048576, "max_nesting_depth": 1, "max_key_length": 256,
+    "max_tensor_name_length": 63, "max_header_bytes": 268435456, "min_alignment": 8,
+    "max_alignment": 4096, "max_findings_per_rule": 20, "max_chat_template_bytes": 65536,
+    "max_kv_cache_bytes": 1099511627776, "max_vocab_size": 524288, "max_header_memory_bytes": 134217728
+  },
+  "strict_key_grammar": false,
+  "check_merges": true,
+  "severities": {"GG6004": "error", "nonzero-padding": "error", "unknown-key": "warning"},
+  "disable": ["GG2005"]
+}
+)json"},
+      {"strict-relaxed.json",
+       R"json({"base": "strict", "severities": {"tensor-gap": "warning", "GG3008": "info"}, "disable": ["unknown-key"]})json"
+       "\n"},
+      // Every limit at its smallest: each rule meets its boundary.
+      {"tiny-limits.json", R"json({"limits": {"max_tensor_count": 0, "max_kv_count": 0, "max_string_length": 0,
+  "max_array_length": 0, "max_nesting_depth": 0, "max_key_length": 0, "max_tensor_name_length": 0,
+  "max_header_bytes": 0, "min_alignment": 1, "max_alignment": 1, "max_findings_per_rule": 0,
+  "max_chat_template_bytes": 0, "max_kv_cache_bytes": 0, "max_vocab_size": 0, "max_header_memory_bytes": 0}}
+)json"},
+      // The fatal rules turned off or down: the report must stay consistent.
+      {"permissive.json", R"json({"severities": {"GG1001": "info", "GG6002": "warning", "GG5011": "info"},
+  "disable": ["GG2001", "GG3001", "GG6003", "tensor-misaligned"], "limits": {"max_findings_per_rule": 1}}
+)json"},
+  };
+}
+
+// Rules no file can trigger under any policy: listed here and in
+// docs/fuzzing.md with the reason. Empty today.
+const std::set<RuleId>& Untriggerable() {
+  static const std::set<RuleId> kNone;
+  return kNone;
+}
+
+bool HasRule(const ggufguard::Report& report, RuleId id) {
+  for (const ggufguard::Finding& f : report.findings) {
+    if (f.rule == id) return true;
+  }
+  return report.suppressed.count(id) != 0;
+}
+
+void Clean(const fs::path& dir, std::string_view extension) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == extension) stale.push_back(entry.path());
+  }
+  for (const fs::path& p : stale) fs::remove(p, ec);
+}
+
+constexpr char kRegressionsReadme[] = R"(# corpus/regressions
+
+Inputs that once crashed a fuzzer, broke an invariant or made ggufguard
+misjudge a file, kept after the fix so that they never come back.
+
+- One file per bug, named `<area>-<short-description>.gguf` (for example
+  `layout-offset-wrap.gguf`); say in the commit message which fix it goes with.
+- Minimise it first (`./build/fuzz/fuzz/validate_fuzzer -minimize_crash=1
+  -runs=10000 crash-...`), see docs/fuzzing.md.
+- Nothing here is generated: `make_corpus` never touches this directory except
+  to write this README when it is missing.
+- CTest replays every file here through every fuzzer (`fuzz_replay.*`), in the
+  developer build under ASan and UBSan, and `fuzz/ci_fuzz.sh` uses them as
+  seeds.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_corpus CORPUS_DIR   (e.g. make_corpus corpus)\n");
+    return 2;
+  }
+  const fs::path root = argv[1];
+  const fs::path valid_dir = root / "valid", rules_dir = root / "rules", regressions_dir = root / "regressions";
+  const fs::path policies_dir = root / "policies";
+  Clean(valid_dir, ".gguf");
+  Clean(rules_dir, ".gguf");
+  Clean(policies_dir, ".json");
+  Clean(policies_dir, ".seed");
+  std::error_code ec;
+  fs::create_directories(regressions_dir, ec);
+  if (!fs::exists(regressions_dir / "README.md")) {
+    std::ofstream(regressions_dir / "README.md") << kRegressionsReadme;
+  }
+
+  uint64_t total = 0;
+  int files = 0;
+  const Policy default_policy = ggufguard::DefaultPolicy();
+  const std::vector<ValidFile> valid = ValidFiles();
+  for (const ValidFile& f : valid) {
+    const bool v1 = f.name.rfind("v1-", 0) == 0;
+    const Policy policy = v1 ? V1AllowedPolicy() : default_policy;
+    ggufguard::Report report = ggufguard::ValidateBytes(f.bytes, policy);
+    if (!report.valid()) {
+      std::string why;
+      for (const ggufguard::Finding& x : report.findings) why += " " + ggufguard::RuleCode(x.rule);
+      Fail("valid/" + f.name + " is not valid:" + why);
+    }
+    WriteFile(valid_dir / f.name, f.bytes);
+    total += f.bytes.size();
+    ++files;
+  }
+
+  const std::map<RuleId, Reproducer> reproducers = Reproducers();
+  for (const ggufguard::RuleInfo& rule : ggufguard::AllRules()) {
+    const std::string code = ggufguard::RuleCode(rule.id);
+    auto it = reproducers.find(rule.id);
+    if (it == reproducers.end()) {
+      if (Untriggerable().count(rule.id)) {
+        Warn("no reproducer for " + code + " " + std::string(rule.name) + " (cannot be triggered; docs/fuzzing.md)");
+      } else {
+        Warn("no reproducer for " + code + " " + std::string(rule.name) +
+             ": add one to Reproducers() in tests/tools/make_corpus.cc");
+        ++g_failures;
+      }
+      continue;
+    }
+    const ggufguard::corpus::ReproducerPolicy policy = ggufguard::corpus::PolicyForReproducer(rule.id);
+    ggufguard::Report report = ggufguard::ValidateBytes(it->second.bytes, policy.policy);
+    if (!HasRule(report, rule.id)) {
+      std::string got;
+      for (const ggufguard::Finding& x : report.findings) got += " " + ggufguard::RuleCode(x.rule);
+      Fail("rules/" + code + " does not trigger " + std::string(rule.name) + "; it gives:" + got);
+    }
+    if (!policy.change.empty()) {
+      Warn(code + " " + std::string(rule.name) + " cannot fire under the default policy in a file small enough to "
+           "commit; its reproducer is checked with " + std::string(policy.change));
+    }
+    WriteFile(rules_dir / (code + "-" + std::string(rule.name) + ".gguf"), it->second.bytes);
+    total += it->second.bytes.size();
+    ++files;
+  }
+  const std::vector<PolicyFile> policies = PolicyFiles();
+  for (const PolicyFile& p : policies) {
+    absl::StatusOr<Policy> parsed = ggufguard::ParsePolicyJson(p.json, p.name);
+    if (!parsed.ok()) Fail("policies/" + p.name + " does not parse: " + std::string(parsed.status().message()));
+    WriteFile(policies_dir / p.name, std::vector<uint8_t>(p.json.begin(), p.json.end()));
+    total += p.json.size();
+    ++files;
+  }
+  // policy_fuzzer's input form: policy JSON, NUL, GGUF file.
+  auto combined = [&](const std::string& name, const PolicyFile& p, const std::vector<uint8_t>& file) {
+    std::vector<uint8_t> bytes(p.json.begin(), p.json.end());
+    bytes.push_back(0);
+    bytes.insert(bytes.end(), file.begin(), file.end());
+    WriteFile(policies_dir / name, bytes);
+    total += bytes.size();
+    ++files;
+  };
+  auto policy = [&](std::string_view name) -> const PolicyFile& {
+    for (const PolicyFile& p : policies) {
+      if (p.name == name) return p;
+    }
+    std::fprintf(stderr, "make_corpus: no policy %.*s\n", static_cast<int>(name.size()), name.data());
+    std::abort();
+  };
+  auto valid_file = [&](std::string_view name) -> const std::vector<uint8_t>& {
+    for (const ValidFile& f : valid) {
+      if (f.name == name) return f.bytes;
+    }
+    std::fprintf(stderr, "make_corpus: no valid file %.*s\n", static_cast<int>(name.size()), name.data());
+    std::abort();
+  };
+  combined("tiny-limits+minimal-llama.seed", policy("tiny-limits.json"), valid_file("minimal-llama.gguf"));
+  combined("permissive+out-of-bounds.seed", policy("permissive.json"),
+           reproducers.at(RuleId::kTensorOutOfBounds).bytes);
+  combined("registry-gate+chat-template.seed", policy("registry-gate.json"),
+           reproducers.at(RuleId::kChatTemplateDunderAccess).bytes);
+  for (const auto& [id, repro] : reproducers) {
+    if (ggufguard::FindRule(id) == nullptr) Fail("a reproducer for unknown rule " + ggufguard::RuleCode(id));
+  }
+  std::fprintf(stderr, "make_corpus: wrote %d files, %llu bytes, under %s\n", files,
+               static_cast<unsigned long long>(total), root.string().c_str());
+  return g_failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,54 @@
+// The policy each corpus/rules reproducer is checked with, shared by
+// tests/tools/make_corpus.cc (which checks each file before writing it) and
+// tests/corpus_rules_test.cc. Most rules fire under the default policy; the
+// exceptions below are limits whose default is far above any file small
+// enough to commit, or a check the default policy leaves off. docs/fuzzing.md
+// lists them.
+#ifndef GGUFGUARD_TESTS_TOOLS_REPRODUCER_POLICIES_H_
+#define GGUFGUARD_TESTS_TOOLS_REPRODUCER_POLICIES_H_
+
+#include <string_view>
+
+#include "ggufguard/rules/policy.h"
+#include "ggufguard/rules/rule_catalog.h"
+
+namespace ggufguard::corpus {
+
+struct ReproducerPolicy {
+  Policy policy;
+  // Empty for the default policy; otherwise what was changed, and why.
+  std::string_view change;
+};
+
+inline ReproducerPolicy PolicyForReproducer(RuleId id) {
+  ReproducerPolicy r{DefaultPolicy(), ""};
+  switch (id) {
+    case RuleId::kHeaderSizeLimit:
+      r.policy.limits.max_header_bytes = 64;
+      r.change = "max_header_bytes = 64 (default 1 GiB: a header that large cannot be committed)";
+      break;
+    case RuleId::kMergeNotTokens:
+      r.policy.check_merges = true;
+      r.change = "check_merges = true (off by default for speed; on in the strict policy)";
+      break;
+    case RuleId::kChatTemplateTooLarge:
+      r.policy.limits.max_chat_template_bytes = 64;
+      r.change = "max_chat_template_bytes = 64 (default 1 MiB)";
+      break;
+    case RuleId::kVocabSizeLimit:
+      r.policy.limits.max_vocab_size = 4;
+      r.change = "max_vocab_size = 4 (default 2^22 tokens)";
+      break;
+    case RuleId::kHeaderMemory:
+      r.policy.limits.max_header_memory_bytes = 1024;
+      r.change = "max_header_memory_bytes = 1024 (default 256 MiB)";
+      break;
+    default:
+      break;
+  }
+  return r;
+}
+
+}  // namespace ggufguard::corpus
+
+#endif  // GGUFGUARD_TESTS_TOOLS_REPRODUCER_POLICIES_H_
