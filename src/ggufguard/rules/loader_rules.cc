@@ -81,9 +81,9 @@ void CheckTensorAllocation(RuleContext& ctx) {
 // bytes, where the width is head_count_kv heads of embedding_length /
 // head_count (or key_length/value_length when given). llama-server with
 // n_ctx 0 sizes the cache by the training context, so the file decides it.
-// Vocab-only files (no tensors) are never run, so never get a cache.
+// Vocab-only files are checked too: no real one claims an absurd context.
 void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
-  if (!IsTransformerArch(keys.arch()) || ctx.header.tensors.empty()) return;
+  if (!IsTransformerArch(keys.arch())) return;
   const KeyValue* ctx_kv = keys.FindArch("context_length");
   std::optional<uint32_t> n_ctx = keys.U32(ctx_kv);
   std::optional<uint32_t> n_embd = keys.U32(keys.FindArch("embedding_length"));
