@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -19,7 +20,7 @@ using testing::GgufValue;
 
 // Bump when the generated files change, so stale inputs are rewritten.
 constexpr std::string_view kStampName = "bench-inputs.stamp";
-constexpr std::string_view kStampText = "ggufguard bench inputs v1\n";
+constexpr std::string_view kStampText = "ggufguard bench inputs v2\n";
 
 constexpr uint32_t kGgmlF32 = 0;
 constexpr uint32_t kGgmlQ8_0 = 8;
@@ -90,59 +91,46 @@ std::vector<std::string> ByteLevelAlphabet() {
   return out;
 }
 
-// One "learned" token: optional word-start marker, then letters, with now
-// and then an accented letter, a CJK character, a digit or punctuation.
-// 2 to 16 bytes and at least two code points (so a merge can produce it).
-std::string RandomToken(Prng& rng) {
-  // Byte length: triangular over 2..12 (mean 7), one in 16 longer, up to 16.
-  size_t target = 2 + rng.Below(6) + rng.Below(6);
-  if (rng.Below(16) == 0) target = 12 + rng.Below(5);
-  std::string s;
-  size_t code_points = 0;
-  uint32_t start = rng.Below(100);
+// The raw bytes of one "word" a learned token stands for: an optional word
+// start (a space, which the byte-level alphabet writes 'Ġ', or now and then a
+// newline, 'Ċ'), then mostly lower-case letters, with capitals, digits,
+// punctuation and the UTF-8 of accented letters (two bytes, hence two
+// non-ASCII symbols). Its tokens are 1 to 16 bytes once written in the
+// alphabet.
+std::vector<uint8_t> RandomWord(Prng& rng) {
+  std::vector<uint8_t> word;
+  const uint32_t start = rng.Below(100);
   if (start < 46) {
-    AppendUtf8(s, 0x120);  // 'Ġ': the token starts a word
-    ++code_points;
+    word.push_back(' ');
   } else if (start < 49) {
-    AppendUtf8(s, 0x10A);  // 'Ċ': a newline
-    ++code_points;
+    word.push_back('\n');
   }
-  while (s.size() < target || code_points < 2) {
-    uint32_t kind = rng.Below(100);
-    std::string c;
+  // Letters: triangular over 2..14 (mean 8), one word in 8 longer; tokens
+  // are cut at 16 bytes. Tuned so that the header is SmolLM2's ~1.79 MB.
+  size_t letters = 2 + rng.Below(7) + rng.Below(7);
+  if (rng.Below(8) == 0) letters = 12 + rng.Below(5);
+  for (size_t i = 0; i < letters; ++i) {
+    const uint32_t kind = rng.Below(100);
     if (kind < 84) {
-      AppendUtf8(c, 'a' + rng.Below(26));
+      word.push_back(static_cast<uint8_t>('a' + rng.Below(26)));
     } else if (kind < 90) {
-      AppendUtf8(c, 'A' + rng.Below(26));
-    } else if (kind < 93) {
-      AppendUtf8(c, '0' + rng.Below(10));
-    } else if (kind < 95) {
+      word.push_back(static_cast<uint8_t>('A' + rng.Below(26)));
+    } else if (kind < 94) {
+      word.push_back(static_cast<uint8_t>('0' + rng.Below(10)));
+    } else if (kind < 96) {
       static constexpr char kPunct[] = ".,;:!?-_()[]{}'\"/";
-      AppendUtf8(c, static_cast<uint8_t>(kPunct[rng.Below(sizeof(kPunct) - 1)]));
-    } else if (kind < 98) {
-      AppendUtf8(c, 0xE0 + rng.Below(0x20));  // Latin-1 letters: à..ÿ
+      word.push_back(static_cast<uint8_t>(kPunct[rng.Below(sizeof(kPunct) - 1)]));
     } else {
-      AppendUtf8(c, 0x4E00 + rng.Below(0x5000));  // CJK ideographs: 3 bytes
+      const uint32_t cp = 0xE0 + rng.Below(0x20);  // à..ÿ, as UTF-8: C3 A0..C3 BF
+      word.push_back(static_cast<uint8_t>(0xC0 | (cp >> 6)));
+      word.push_back(static_cast<uint8_t>(0x80 | (cp & 0x3F)));
     }
-    if (s.size() + c.size() > 16) {
-      if (code_points >= 2) break;
-      continue;  // too long: draw again (an ASCII letter always fits)
-    }
-    s += c;
-    ++code_points;
   }
-  return s;
+  return word;
 }
 
-// Byte offsets where a code point starts, past the first: where a merge may
-// split `token` into its two halves.
-std::vector<size_t> SplitPoints(std::string_view token) {
-  std::vector<size_t> out;
-  for (size_t i = 1; i < token.size(); ++i) {
-    if ((static_cast<uint8_t>(token[i]) & 0xC0) != 0x80) out.push_back(i);
-  }
-  return out;
-}
+// Special tokens, then the byte-level alphabet, then learned tokens.
+constexpr size_t kFirstLearned = std::size(kSpecialTokens) + 256;
 
 struct Vocabulary {
   std::vector<std::string> tokens;
@@ -150,50 +138,109 @@ struct Vocabulary {
   std::vector<std::string> merges;
 };
 
-Vocabulary MakeVocabulary(uint32_t vocab_size, uint32_t merge_count, uint64_t seed) {
-  Prng rng(seed);
-  Vocabulary v;
-  v.tokens.reserve(vocab_size);
-  std::unordered_set<std::string> seen;
-  seen.reserve(vocab_size);
-  for (std::string_view s : kSpecialTokens) {
-    v.tokens.emplace_back(s);
-    v.token_types.push_back(3);  // LLAMA_TOKEN_TYPE_CONTROL
-  }
-  for (std::string& s : ByteLevelAlphabet()) {
-    v.tokens.push_back(std::move(s));
-    v.token_types.push_back(1);  // LLAMA_TOKEN_TYPE_NORMAL
-  }
-  for (const std::string& s : v.tokens) seen.insert(s);
-  const size_t first_learned = v.tokens.size();
-  while (v.tokens.size() < vocab_size) {
-    std::string s = RandomToken(rng);
-    if (!seen.insert(s).second) continue;  // tokens are unique, as in a real vocabulary
-    v.tokens.push_back(std::move(s));
-    v.token_types.push_back(1);
+// Builds the vocabulary as byte-level BPE does: every learned token is the
+// merge of two earlier tokens, so every merge "left right" is a pair of
+// tokens whose concatenation is a token (what llama.cpp and the strict
+// policy's merge check expect).
+class VocabularyBuilder {
+ public:
+  explicit VocabularyBuilder(uint64_t seed) : rng_(seed), alphabet_(ByteLevelAlphabet()) {
+    for (std::string_view s : kSpecialTokens) Add(std::string(s), 3);  // LLAMA_TOKEN_TYPE_CONTROL
+    for (const std::string& s : alphabet_) Add(s, 1);                  // LLAMA_TOKEN_TYPE_NORMAL
   }
 
-  // Each learned token comes from one merge "left right" of its two halves;
-  // past the last learned token, merges split tokens again elsewhere.
-  std::unordered_set<std::string> merges_seen;
-  merges_seen.reserve(merge_count);
-  v.merges.reserve(merge_count);
-  const size_t learned = v.tokens.size() - first_learned;
-  for (size_t i = 0; v.merges.size() < merge_count; ++i) {
-    const std::string& t = v.tokens[first_learned + i % learned];
-    std::vector<size_t> splits = SplitPoints(t);
-    size_t first = rng.Below(static_cast<uint32_t>(splits.size()));
-    for (size_t k = 0; k < splits.size(); ++k) {
-      size_t at = splits[(first + k) % splits.size()];
-      std::string m = t.substr(0, at) + " " + t.substr(at);
-      if (merges_seen.insert(m).second) {
-        v.merges.push_back(std::move(m));
-        break;
+  Vocabulary Build(uint32_t vocab_size, uint32_t merge_count) {
+    while (v_.tokens.size() < vocab_size) {
+      std::vector<uint8_t> word = RandomWord(rng_);
+      std::vector<std::string> symbols;
+      size_t bytes = 0;
+      for (uint8_t b : word) {
+        if (bytes + alphabet_[b].size() > 16) break;
+        symbols.push_back(alphabet_[b]);
+        bytes += symbols.back().size();
+      }
+      if (symbols.size() >= 2) Learn(symbols, 0, symbols.size());
+    }
+    // A token comes after its halves and merge i makes learned token i, so
+    // cutting both lists at the same token keeps the vocabulary closed.
+    v_.tokens.resize(vocab_size);
+    v_.token_types.resize(vocab_size);
+    v_.merges.resize(vocab_size - kFirstLearned);
+    index_.clear();
+    for (size_t i = 0; i < v_.tokens.size(); ++i) index_.emplace(v_.tokens[i], i);
+    AddAlternativeMerges(merge_count);
+    v_.merges.resize(std::min<size_t>(v_.merges.size(), merge_count));
+    return std::move(v_);
+  }
+
+ private:
+  void Add(std::string token, int32_t type) {
+    index_.emplace(token, v_.tokens.size());
+    v_.tokens.push_back(std::move(token));
+    v_.token_types.push_back(type);
+  }
+
+  // Adds the token made of symbols [begin, end) after its two halves, split
+  // at a random symbol boundary, with the merge that makes it.
+  std::string Learn(const std::vector<std::string>& symbols, size_t begin, size_t end) {
+    std::string token;
+    for (size_t i = begin; i < end; ++i) token += symbols[i];
+    if (index_.contains(token)) return token;
+    const size_t split = ChooseSplit(symbols, begin, end);
+    const std::string left = Learn(symbols, begin, split);
+    const std::string right = Learn(symbols, split, end);
+    v_.merges.push_back(left + " " + right);
+    Add(token, 1);
+    return token;
+  }
+
+  // Where to split symbols [begin, end): like BPE, which merges tokens it
+  // already has, prefer a split whose halves are both tokens, then one with
+  // one half a token (tried from a random point); new halves are learned
+  // first. Without this preference the vocabulary fills with short halves.
+  size_t ChooseSplit(const std::vector<std::string>& symbols, size_t begin, size_t end) {
+    const size_t n = end - begin - 1;  // candidate split points
+    const size_t first = rng_.Below(static_cast<uint32_t>(n));
+    auto known = [&](size_t from, size_t to) {
+      std::string t;
+      for (size_t i = from; i < to; ++i) t += symbols[i];
+      return index_.contains(t);
+    };
+    size_t one_known = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t split = begin + 1 + (first + k) % n;
+      const bool left = known(begin, split), right = known(split, end);
+      if (left && right) return split;
+      if ((left || right) && one_known == 0) one_known = split;
+    }
+    return one_known != 0 ? one_known : begin + 1 + first;
+  }
+
+  // Byte-level BPE learns one merge per token; SmolLM2 lists a few more merges
+  // (48,900) than it has learned tokens (48,879). The extra ones split a
+  // token elsewhere, into two other tokens.
+  void AddAlternativeMerges(uint32_t merge_count) {
+    std::unordered_set<std::string> seen(v_.merges.begin(), v_.merges.end());
+    for (size_t t = kFirstLearned; t < v_.tokens.size(); ++t) {
+      if (v_.merges.size() >= merge_count) return;
+      const std::string& token = v_.tokens[t];
+      for (size_t at = 1; at < token.size(); ++at) {
+        if ((static_cast<uint8_t>(token[at]) & 0xC0) == 0x80) continue;  // inside a symbol
+        std::string left = token.substr(0, at), right = token.substr(at);
+        std::string merge = left + " " + right;
+        if (index_.contains(left) && index_.contains(right) && seen.insert(merge).second) {
+          v_.merges.push_back(std::move(merge));
+          break;
+        }
       }
     }
   }
-  return v;
-}
+
+  Prng rng_;
+  std::vector<std::string> alphabet_;
+  std::unordered_map<std::string, size_t> index_;
+  Vocabulary v_;
+};
 
 void AddTensors(GgufBuilder& b, uint64_t vocab_size) {
   b.AddTensor("token_embd.weight", {kEmbedding, vocab_size}, kGgmlQ8_0);
@@ -218,7 +265,7 @@ void AddTensors(GgufBuilder& b, uint64_t vocab_size) {
 GgufBuilder SmolLm2LikeBuilder(uint32_t vocab_scale) {
   if (vocab_scale == 0) vocab_scale = 1;
   const uint32_t vocab_size = kSmolLm2VocabSize * vocab_scale;
-  Vocabulary v = MakeVocabulary(vocab_size, kSmolLm2MergeCount * vocab_scale, /*seed=*/0x5300'4C4D'3200'0000ull);
+  Vocabulary v = VocabularyBuilder(/*seed=*/0x5300'4C4D'3200'0000ull).Build(vocab_size, kSmolLm2MergeCount * vocab_scale);
 
   GgufBuilder b;
   b.set_default_fill(testing::DataFill::kZeros);

@@ -27,12 +27,15 @@ inline constexpr uint32_t kSmolLm2MergeCount = 48900;
 // `kSmolLm2MergeCount * vocab_scale` merges, int32 token types, a ChatML
 // chat template, and the model's 272 tensors with its real shapes
 // (token_embd follows the vocabulary size) at 32-byte aligned offsets.
-// Token strings are pseudo-random but deterministic (a fixed-seed PRNG),
-// unique, 1 to 16 bytes, about half with multi-byte UTF-8 such as 'Ġ'
-// (U+0120, C4 A0). Tensor data is all zeros (DataFill::kZeros), so
-// WriteToFile(path, /*sparse_data=*/true) leaves it as a hole.
+// The vocabulary is built as byte-level BPE builds one, from pseudo-random
+// but deterministic words (a fixed-seed PRNG): tokens are strings over GPT-2's
+// byte-level alphabet, unique, 1 to 16 bytes (7.5 on average), about half
+// with multi-byte UTF-8 such as 'Ġ' (U+0120, C4 A0), and every merge is a
+// pair of tokens whose concatenation is a token. Tensor data is all zeros
+// (DataFill::kZeros), so WriteToFile(path, /*sparse_data=*/true) leaves it
+// as a hole.
 //
-// A valid file: the default policy reports no error for it.
+// A valid file: the default and strict policies report no finding for it.
 testing::GgufBuilder SmolLm2LikeBuilder(uint32_t vocab_scale);
 
 // The benchmark input files, by file name.
