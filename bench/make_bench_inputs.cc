@@ -1,6 +1,6 @@
 // Writes the benchmark inputs (bench/bench_inputs.h) into a directory:
 //
-//   build/h-bench/bench/make_bench_inputs [DIR]
+//   build/bench/bench/make_bench_inputs [DIR]
 //
 // DIR defaults to $GGUFGUARD_BENCH_INPUTS, else the build tree's
 // bench-inputs/. The files are sparse: ~143 MB and ~233 MB apparent size,

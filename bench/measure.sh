@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Re-runs every measurement of docs/performance.md and prints the raw output.
 #
-#   bash bench/measure.sh [BUILD_DIR]     (default build/h-bench)
+#   bash bench/measure.sh [BUILD_DIR]     (default build/bench, from `cmake --preset bench`)
 #
 # BUILD_DIR must be a Release build with benchmarks, e.g.
-#   cmake -S . -B build/h-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUFGUARD_BUILD_FUZZERS=OFF
-#   cmake --build build/h-bench -j2
+#   cmake --preset bench
+#   cmake --build --preset bench
 # Needs hyperfine, strace, valgrind and /usr/bin/time (Debian packages
 # hyperfine, strace, valgrind, time). The machine should be otherwise idle:
 # the numbers are medians, but a second busy core still skews them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build/h-bench}
+bash scripts/install-deps.sh --bench
+build=${1:-build/bench}
 cli=$build/ggufguard
 bench=$build/bench/validate_bench
 inputs=${GGUFGUARD_BENCH_INPUTS:-$build/bench-inputs}

@@ -2,7 +2,7 @@
 # touching the project's CMakeLists.txt: for measuring what process start-up
 # costs (docs/performance.md, "Whole process").
 #
-#   cmake -S . -B build/h-bench-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
+#   cmake -S . -B build/bench-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
 #     -DGGUFGUARD_BUILD_FUZZERS=OFF -DGGUFGUARD_BUILD_TESTS=OFF \
 #     -DCMAKE_PROJECT_INCLUDE=$PWD/bench/static_absl.cmake
 #

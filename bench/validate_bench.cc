@@ -1,6 +1,6 @@
 // Validation speed on realistic headers (Google Benchmark).
 //
-//   build/h-bench/bench/validate_bench --benchmark_repetitions=10
+//   build/bench/bench/validate_bench --benchmark_repetitions=10
 //       --benchmark_report_aggregates_only=true   (one command line)
 //
 // Inputs: smollm2-like.gguf and smollm2-like-4x.gguf (bench/bench_inputs.h),

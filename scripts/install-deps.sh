@@ -15,6 +15,11 @@ packages=(
   zip                                         # OSS-Fuzz seed corpora
 )
 
+# The measuring tools of bench/measure.sh, only when asked for.
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(time hyperfine strace valgrind)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

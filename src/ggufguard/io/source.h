@@ -1,9 +1,10 @@
 // Where file bytes come from: memory, a path, standard input.
 //
 // A source answers positioned reads of a length known in advance. The
-// validator reads the header through a growing prefix (4 MiB, then x4 until
-// the header fits or the file ends), so the number of reads for a header is
-// constant whatever the number of strings in it; see docs/performance.md.
+// validator reads the header through a growing prefix (2 MiB, then x4 until
+// the header fits or the file ends), so the number of reads for a header
+// depends only on its size in bytes, never on the number of strings in it;
+// see docs/performance.md.
 #ifndef GGUFGUARD_IO_SOURCE_H_
 #define GGUFGUARD_IO_SOURCE_H_
 
