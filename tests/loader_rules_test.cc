@@ -25,7 +25,7 @@ using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
 using ::ggufguard::testing::TinyModel;
 
-Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+using ::ggufguard::testing::Check;
 
 TEST(LoaderRulesTest, TensorsDeclaringMoreThanTheFileHolds) {
   TinyModel m = MakeTinyModel();

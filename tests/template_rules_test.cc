@@ -23,7 +23,7 @@ using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::MakeTinyModel;
 using ::ggufguard::testing::TinyModel;
 
-Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+using ::ggufguard::testing::Check;
 
 struct Case {
   RuleId rule;

@@ -59,6 +59,9 @@ struct RuleAt {
   }
 };
 
+// Validates a file the writer built, in memory.
+inline Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+
 inline std::vector<RuleId> RuleIds(const Report& r) {
   std::vector<RuleId> ids;
   for (const Finding& f : r.findings) ids.push_back(f.rule);

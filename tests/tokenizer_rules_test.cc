@@ -20,7 +20,7 @@ using ::ggufguard::testing::StringArrayElement;
 using ::ggufguard::testing::TinyModel;
 using ::ggufguard::testing::TinyTokens;
 
-Report Check(const BuiltFile& f, const Policy& p = DefaultPolicy()) { return ValidateBytes(f.bytes, p); }
+using ::ggufguard::testing::Check;
 
 TEST(TokenizerRulesTest, ScoresAndTypesMustMatchTheTokens) {
   TinyModel m = MakeTinyModel();
