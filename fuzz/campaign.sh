@@ -14,7 +14,9 @@
 # SEED=1 for the same libFuzzer seed). The log goes to
 # build/fuzz/campaign/TARGET-<date>.log (or $LOG); crashes to
 # build/fuzz/campaign/TARGET-artifacts/. Prints one markdown table row:
-#   | target | seconds | execs | exec/s | cov | ft | corpus | crashes | log |
+#   | target | seconds | CPU seconds | execs | exec/s | cov | ft | corpus | crashes | log |
+# CPU seconds (user + system, from /usr/bin/time) is what the campaign really
+# got: on a shared machine it can be well under the wall-clock seconds.
 # and exits with libFuzzer's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,10 +59,18 @@ cmd=("$bin" "${FLAGS[@]}" -max_total_time="$seconds" -print_final_stats=1 -seed=
      -artifact_prefix="$dir/$target-artifacts/" "$work" "$@" "$seeds")
 echo "# ${cmd[*]}" >"$log"
 set +e
-"${cmd[@]}" >>"$log" 2>&1
-rc=$?
+if [[ -x /usr/bin/time ]]; then   # scripts/install-deps.sh --bench installs it
+  /usr/bin/time -o "$scratch/cpu" -f '%U %S' "${cmd[@]}" >>"$log" 2>&1
+  rc=$?
+  read -r user_s sys_s <"$scratch/cpu"
+  cpu=$(awk -v u="$user_s" -v s="$sys_s" 'BEGIN { printf "%d", u + s }')
+else
+  "${cmd[@]}" >>"$log" 2>&1
+  rc=$?
+  cpu="?"
+fi
 set -e
 after=$(ls "$dir/$target-artifacts" | wc -l)
 read -r execs cov ft units bytes rate < <(fuzz_summary "$log")
-echo "| $target | $seconds | $execs | $rate | $cov | $ft | $units/$bytes | $((after - before)) | ${log#"$root"/} |"
+echo "| $target | $seconds | $cpu | $execs | $rate | $cov | $ft | $units/$bytes | $((after - before)) | ${log#"$root"/} |"
 exit $rc
