@@ -70,10 +70,10 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
   bool all_placed = true;
   for (size_t i = 0; i < h.tensors.size(); ++i) {
     TensorInfo& t = h.tensors[i];
-    std::string name = EscapeForDisplay(t.name);
+    // Names are escaped only for a message: most tensors have none.
     if (t.relative_offset % align != 0) {
       ctx.sink.Add(RuleId::kTensorMisaligned, t.relative_offset_field,
-                   absl::StrCat("tensor '", name, "' offset ", t.relative_offset, " is not a multiple of the alignment ",
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' offset ", t.relative_offset, " is not a multiple of the alignment ",
                                 align));
     }
     uint64_t begin = 0, end = 0;
@@ -85,7 +85,7 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
     }
     if (!t.absolute_known || !CheckedAdd(begin, t.byte_size, &end) || end > file_size) {
       ctx.sink.Add(RuleId::kTensorOutOfBounds, t.relative_offset_field,
-                   absl::StrCat("tensor '", name, "' data at relative offset ", t.relative_offset, " (", t.byte_size,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at relative offset ", t.relative_offset, " (", t.byte_size,
                                 " bytes) extends past the end of the file at ", file_size));
       all_placed = false;
       continue;
