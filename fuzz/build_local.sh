@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the OSS-Fuzz build (fuzz/oss_fuzz_build.sh) on this machine, without
-# Docker: clang 14, libFuzzer, ASan+UBSan, and Debian's abseil/simdjson/
+# Docker: clang 14, libFuzzer, ASan+UBSan, and Debian's abseil, nettle and
 # nlohmann-json with libstdc++ (OSS-Fuzz itself uses libc++ and builds those
 # from source; see fuzz/oss-fuzz/Dockerfile). Then checks what landed in $OUT
 # the way OSS-Fuzz's check_build would: each fuzzer runs its seed corpus once

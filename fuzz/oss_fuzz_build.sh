@@ -11,8 +11,8 @@
 #   WORK                     scratch space (default: $OUT/../oss-fuzz-work)
 # and:
 #   GGUFGUARD_DEPS=auto|source|system
-#       source: build abseil-cpp, simdjson and nlohmann/json from $SRC/abseil-cpp,
-#               $SRC/simdjson and $SRC/json with the flags above. Needed when
+#       source: build abseil-cpp and nlohmann/json from $SRC/abseil-cpp
+#               and $SRC/json with the flags above. Needed when
 #               CXXFLAGS select libc++ (OSS-Fuzz): a distribution's abseil is
 #               built against libstdc++ and does not link.
 #       system: use the installed packages (Debian's, libstdc++).
@@ -57,7 +57,7 @@ cmake_common=("${cmake_cxx[@]}" -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAG
 prefix_path=""
 if [[ $deps == source ]]; then
   prefix="$WORK/deps"
-  for d in abseil-cpp simdjson json; do
+  for d in abseil-cpp json; do
     if [[ ! -d $SRC/$d ]]; then
       echo "oss_fuzz_build.sh: $SRC/$d is missing; the Dockerfile clones it (see fuzz/oss-fuzz/Dockerfile)" >&2
       exit 1
@@ -67,9 +67,6 @@ if [[ $deps == source ]]; then
   cmake -S "$SRC/abseil-cpp" -B "$WORK/abseil-build" "${cmake_common[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DCMAKE_CXX_STANDARD=20 -DABSL_PROPAGATE_CXX_STD=ON -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF
   cmake --build "$WORK/abseil-build" -j "$JOBS" --target install
-  cmake -S "$SRC/simdjson" -B "$WORK/simdjson-build" "${cmake_common[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" \
-    -DSIMDJSON_DEVELOPER_MODE=OFF -DSIMDJSON_ENABLE_THREADS=OFF -DBUILD_TESTING=OFF
-  cmake --build "$WORK/simdjson-build" -j "$JOBS" --target install
   cmake -S "$SRC/json" -B "$WORK/json-build" "${cmake_common[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DJSON_BuildTests=OFF -DJSON_Install=ON
   cmake --build "$WORK/json-build" -j "$JOBS" --target install
@@ -79,7 +76,6 @@ fi
 echo "== building ggufguard and its fuzzers (dependencies: $deps)"
 cmake -S "$root" -B "$WORK/ggufguard-build" "${cmake_cxx[@]}" \
   -DCMAKE_PREFIX_PATH="$prefix_path" \
-  -DOPENSSL_USE_STATIC_LIBS=TRUE \
   -DGGUFGUARD_BUILD_TESTS=OFF -DGGUFGUARD_BUILD_BENCHMARKS=OFF -DGGUFGUARD_BUILD_FUZZERS=ON \
   -DGGUFGUARD_LIBFUZZER=OFF -DGGUFGUARD_SANITIZE= \
   -DGGUFGUARD_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"

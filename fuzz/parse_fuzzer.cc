@@ -8,20 +8,30 @@
 //     input, every offset lies inside it, n_dims <= 4;
 //   - parsing the same bytes as a prefix (complete=false) agrees: the same
 //     result, or a request for more bytes than the input has (and then the
-//     complete parse reports truncation).
+//     complete parse reports truncation);
+//   - the vectorised UTF-8 check (IsValidUtf8Bulk) gives the scalar one's
+//     verdict on the input and on every string the header holds, since the
+//     rules trust it for whole string arrays.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/fuzz_common.h"
+#include "ggufguard/base/text.h"
 #include "ggufguard/parse/parser.h"
 
 namespace ggufguard::fuzz {
 namespace {
 
+void CheckUtf8Agrees(const uint8_t* data, size_t size) {
+  const bool scalar = IsValidUtf8(std::string_view(reinterpret_cast<const char*>(data), size));
+  GGUFGUARD_FUZZ_CHECK(IsValidUtf8Bulk(data, size) == scalar, "vectorised and scalar UTF-8 checks disagree");
+}
+
 void CheckParsed(const ParseResult& r, absl::Span<const uint8_t> bytes) {
   const GgufHeader& h = r.header;
   GGUFGUARD_FUZZ_CHECK(h.kvs.size() <= h.kv_count && h.tensors.size() <= h.tensor_count, "more views than declared");
   for (const KeyValue& kv : h.kvs) {
+    if (kv.value.type == ValueType::kString) CheckUtf8Agrees(kv.value.bytes.data(), kv.value.bytes.size());
     GGUFGUARD_FUZZ_CHECK(StringInside(kv.key, bytes) && SpanInside(kv.value.bytes, bytes), "KV view outside input");
     GGUFGUARD_FUZZ_CHECK(kv.key_offset + kv.key.size() <= bytes.size(), "key past the end");
     GGUFGUARD_FUZZ_CHECK(kv.value.offset + kv.value.bytes.size() <= bytes.size(), "value past the end");
@@ -61,6 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ggufguard::fuzz;
   static const Policy policy = DefaultPolicy();
   const absl::Span<const uint8_t> bytes(data, size);
+  CheckUtf8Agrees(data, size);
 
   FindingSink sink(policy);
   ParseResult whole = ParseHeader(bytes, ParseOptions{policy.limits, /*complete=*/true}, sink);

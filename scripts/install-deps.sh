@@ -6,9 +6,8 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config           # build
   libabsl-dev                                 # Status, Span, hash containers, strings
-  libsimdjson-dev                             # vectorised UTF-8 validation
   nlohmann-json3-dev                          # JSON and SARIF reports, policy files
-  libssl-dev                                  # SHA-256 of chat templates
+  nettle-dev                                  # SHA-256 of chat templates
   libgtest-dev libgmock-dev                   # tests
   libbenchmark-dev                            # benchmarks
   clang-14 libclang-rt-14-dev llvm-14         # libFuzzer and sanitizers

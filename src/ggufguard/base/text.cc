@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 #include "absl/strings/str_format.h"
-#include "simdjson.h"
 
 namespace ggufguard {
 
@@ -59,8 +58,157 @@ size_t FindInvalidUtf8(std::string_view s) {
   return kValidUtf8;
 }
 
+#if defined(__x86_64__)
+namespace {
+
+// Vectorised UTF-8 validation after Keiser and Lemire, "Validating UTF-8 in
+// less than one instruction per byte" (2021), the algorithm of simdjson's
+// "lookup4" validator, written here for AVX2 so that the CLI can be one static
+// binary (Debian ships simdjson only as a shared library, and loading it and
+// the libstdc++.so it needs cost ~1 ms per process; docs/performance.md).
+//
+// Every invalid sequence shows in a pair of adjacent bytes (prev1, cur), except
+// a missing or surplus third or fourth byte, which needs prev2 and prev3.
+// Three 16-entry tables, indexed by prev1's high nibble, prev1's low nibble
+// and cur's high nibble, give a bit set per error kind each pair may be; the
+// AND of the three is the set of errors the pair really is.
+constexpr uint8_t kTooShort = 1 << 0;    // lead followed by a lead or ASCII
+constexpr uint8_t kTooLong = 1 << 1;     // ASCII followed by a continuation
+constexpr uint8_t kOverlong3 = 1 << 2;   // E0 80..9F
+constexpr uint8_t kTooLarge = 1 << 3;    // F4 90..BF, F5..FF 90..BF
+constexpr uint8_t kSurrogate = 1 << 4;   // ED A0..BF
+constexpr uint8_t kOverlong2 = 1 << 5;   // C0..C1 any continuation
+constexpr uint8_t kTooLarge1000 = 1 << 6;  // F5..FF 80..8F
+constexpr uint8_t kOverlong4 = 1 << 6;   // F0 80..8F (same bit: told apart by prev1's low nibble)
+constexpr uint8_t kTwoConts = 1 << 7;    // continuation after continuation
+constexpr uint8_t kCarry = kTooShort | kTooLong | kTwoConts;  // errors that need only prev1's high nibble
+
+__attribute__((target("avx2"))) __m256i Table(const uint8_t (&t)[16]) {
+  const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t));
+  return _mm256_broadcastsi128_si256(half);
+}
+
+__attribute__((target("avx2"))) __m256i HighNibbles(__m256i v) {
+  return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
+}
+
+// The 32 bytes that end N bytes before the end of `cur`: (prev ++ cur) shifted.
+template <int N>
+__attribute__((target("avx2"))) __m256i Previous(__m256i cur, __m256i prev) {
+  return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(prev, cur, 0x21), 16 - N);
+}
+
+struct Utf8Tables {
+  __m256i byte1_high, byte1_low, byte2_high;
+};
+
+__attribute__((target("avx2"))) Utf8Tables MakeTables() {
+  static constexpr uint8_t kByte1High[16] = {
+      // 0xxx: ASCII
+      kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
+      // 10xx: continuation
+      kTwoConts, kTwoConts, kTwoConts, kTwoConts,
+      // 1100: C0..CF, 1101: D0..DF
+      kTooShort | kOverlong2, kTooShort,
+      // 1110: three-byte lead
+      kTooShort | kOverlong3 | kSurrogate,
+      // 1111: four-byte lead or worse
+      kTooShort | kTooLarge | kTooLarge1000 | kOverlong4};
+  static constexpr uint8_t kByte1Low[16] = {
+      kCarry | kOverlong3 | kOverlong2 | kOverlong4,  // x0: E0, C0, F0
+      kCarry | kOverlong2,                            // x1: C1
+      kCarry, kCarry,                                 // x2, x3
+      kCarry | kTooLarge,                             // x4: F4
+      kCarry | kTooLarge | kTooLarge1000,             // x5..x7: F5..F7
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000,             // x8..xC: F8..FC
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000,
+      kCarry | kTooLarge | kTooLarge1000 | kSurrogate,  // xD: ED, FD
+      kCarry | kTooLarge | kTooLarge1000,             // xE, xF
+      kCarry | kTooLarge | kTooLarge1000};
+  static constexpr uint8_t kByte2High[16] = {
+      // 0xxx: ASCII after byte 1
+      kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
+      // 1000: 80..8F
+      kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge1000 | kOverlong4,
+      // 1001: 90..9F
+      kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge,
+      // 101x: A0..BF
+      kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge,
+      kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge,
+      // 11xx: a lead after byte 1
+      kTooShort, kTooShort, kTooShort, kTooShort};
+  return {Table(kByte1High), Table(kByte1Low), Table(kByte2High)};
+}
+
+// Nonzero bytes where the 32 bytes of `cur` (preceded by `prev`) hold an error.
+__attribute__((target("avx2"))) __m256i BlockErrors(const Utf8Tables& t, __m256i cur, __m256i prev) {
+  const __m256i prev1 = Previous<1>(cur, prev);
+  const __m256i low_nibble = _mm256_set1_epi8(0x0F);
+  const __m256i pair_errors =
+      _mm256_and_si256(_mm256_and_si256(_mm256_shuffle_epi8(t.byte1_high, HighNibbles(prev1)),
+                                        _mm256_shuffle_epi8(t.byte1_low, _mm256_and_si256(prev1, low_nibble))),
+                       _mm256_shuffle_epi8(t.byte2_high, HighNibbles(cur)));
+  // A continuation after a continuation is right exactly where it is the
+  // third byte of a 3- or 4-byte sequence or the fourth of a 4-byte one:
+  // prev2 >= E0 or prev3 >= F0. The saturating subtractions leave the top bit
+  // set exactly there; XOR with kTwoConts (the top bit) clears the expected
+  // ones and flags a missing one.
+  const __m256i third = _mm256_subs_epu8(Previous<2>(cur, prev), _mm256_set1_epi8(static_cast<char>(0xE0 - 0x80)));
+  const __m256i fourth = _mm256_subs_epu8(Previous<3>(cur, prev), _mm256_set1_epi8(static_cast<char>(0xF0 - 0x80)));
+  const __m256i must_continue =
+      _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
+  return _mm256_xor_si256(must_continue, pair_errors);
+}
+
+__attribute__((target("avx2"))) bool IsValidUtf8Avx2(const uint8_t* data, size_t size) {
+  const Utf8Tables tables = MakeTables();
+  // Bytes above these in the last three places of a block start a sequence
+  // that needs more bytes than the block has: C0.. last, E0.. second to
+  // last, F0.. third to last.
+  const __m256i open_limits = _mm256_setr_epi8(
+      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+      -1, -1, static_cast<char>(0xEF), static_cast<char>(0xDF), static_cast<char>(0xBF));
+  __m256i prev = _mm256_setzero_si256();
+  __m256i prev_open = _mm256_setzero_si256();  // nonzero: `prev` ends inside a sequence
+  __m256i errors = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; size - i >= 32; i += 32) {
+    const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+    if (_mm256_movemask_epi8(cur) == 0) {
+      // An ASCII block holds no error of its own; it is one only if the
+      // previous block left a sequence open (BlockErrors would find exactly
+      // that, at more cost).
+      errors = _mm256_or_si256(errors, prev_open);
+      prev_open = _mm256_setzero_si256();
+    } else {
+      errors = _mm256_or_si256(errors, BlockErrors(tables, cur, prev));
+      prev_open = _mm256_subs_epu8(cur, open_limits);
+    }
+    prev = cur;
+  }
+  // The tail, zero-padded: at least one padding byte (ASCII) follows the
+  // last real byte, so a sequence cut by the end of the buffer is an error
+  // like any sequence cut by ASCII. With no tail, the block is all padding.
+  alignas(32) uint8_t tail[32] = {};
+  if (size > i) std::memcpy(tail, data + i, size - i);  // data may be null when size is 0
+  const __m256i cur = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
+  errors = _mm256_or_si256(errors, BlockErrors(tables, cur, prev));
+  return _mm256_testz_si256(errors, errors) != 0;
+}
+
+}  // namespace
+#endif
+
 bool IsValidUtf8Bulk(const uint8_t* data, size_t size) {
-  return simdjson::validate_utf8(reinterpret_cast<const char*>(data), size);
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) return IsValidUtf8Avx2(data, size);
+#endif
+  return FindInvalidUtf8(std::string_view(reinterpret_cast<const char*>(data), size)) == kValidUtf8;
 }
 
 uint64_t CountZeroBytes(const uint8_t* data, size_t size) {

@@ -18,8 +18,8 @@ inline constexpr size_t kValidUtf8 = static_cast<size_t>(-1);
 size_t FindInvalidUtf8(std::string_view s);
 inline bool IsValidUtf8(std::string_view s) { return FindInvalidUtf8(s) == kValidUtf8; }
 
-// Vectorised validation of a large buffer (simdjson); same verdict as
-// IsValidUtf8, no position.
+// Vectorised validation of a large buffer (AVX2 where the CPU has it, else
+// FindInvalidUtf8); same verdict as IsValidUtf8, no position.
 bool IsValidUtf8Bulk(const uint8_t* data, size_t size);
 
 // Number of 0x00 bytes in [data, data+size); vectorised (SSE2 on x86-64).

@@ -1,0 +1,175 @@
+// base/text: the scalar UTF-8 check against RFC 3629's table, and the
+// vectorised one (IsValidUtf8Bulk, which the rules trust for whole string
+// arrays) against the scalar one, at every place a 32-byte block boundary can
+// cut a sequence.
+#include "ggufguard/base/text.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace ggufguard {
+namespace {
+
+std::string_view View(const std::vector<uint8_t>& b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+TEST(FindInvalidUtf8, AcceptsEveryWellFormedRange) {
+  // One sequence from each row of RFC 3629's table of well-formed sequences,
+  // at both ends of each range.
+  for (std::string s : {"a", "\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xe0\xbf\xbf", "\xe1\x80\x80",
+                        "\xec\xbf\xbf", "\xed\x80\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+                        "\xf0\x90\x80\x80", "\xf0\xbf\xbf\xbf", "\xf1\x80\x80\x80", "\xf3\xbf\xbf\xbf",
+                        "\xf4\x80\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    EXPECT_EQ(FindInvalidUtf8(s), kValidUtf8) << EscapeForDisplay(s);
+  }
+  EXPECT_EQ(FindInvalidUtf8(std::string_view("\0", 1)), kValidUtf8);  // NUL is valid UTF-8; a rule catches it
+}
+
+TEST(FindInvalidUtf8, ReportsTheFirstByteOfTheBadSequence) {
+  struct Case {
+    std::string text;
+    size_t at;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"ab\x80", 2},                // lone continuation
+           {"\xc0\xaf", 0},              // overlong 2-byte
+           {"\xc1\xbf", 0},              // overlong 2-byte
+           {"x\xe0\x9f\xbf", 1},         // overlong 3-byte
+           {"\xed\xa0\x80", 0},          // surrogate
+           {"\xf0\x8f\xbf\xbf", 0},      // overlong 4-byte
+           {"\xf4\x90\x80\x80", 0},      // above U+10FFFF
+           {"\xf5\x80\x80\x80", 0},      // lead byte that cannot occur
+           {"\xff", 0},
+           {"abc\xe2\x82", 3},           // cut by the end
+           {"\xe2\x82z", 0},             // cut by ASCII
+           {"\xc3\xa9\xc3", 2},          // a good sequence, then a cut one
+       }) {
+    EXPECT_EQ(FindInvalidUtf8(c.text), c.at) << EscapeForDisplay(c.text);
+  }
+}
+
+// Byte values at every boundary of the validity table.
+constexpr uint8_t kEdges[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0,
+                              0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xf8, 0xff};
+
+TEST(IsValidUtf8Bulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) {
+  constexpr size_t kEdgeCount = sizeof kEdges;
+  size_t checked = 0, valid = 0;
+  std::vector<uint8_t> buf;
+  auto check = [&](const uint8_t* seq, size_t len, size_t before, size_t after) {
+    buf.assign(before, 'a');
+    buf.insert(buf.end(), seq, seq + len);
+    buf.insert(buf.end(), after, 'b');
+    const bool scalar = FindInvalidUtf8(View(buf)) == kValidUtf8;
+    ASSERT_EQ(IsValidUtf8Bulk(buf.data(), buf.size()), scalar)
+        << "sequence " << EscapeForDisplay(std::string_view(reinterpret_cast<const char*>(seq), len)) << " after "
+        << before << " bytes, before " << after;
+    ++checked;
+    valid += scalar;
+  };
+  uint8_t seq[4];
+  // Sequences of 1 to 3 edge bytes, cut by each place a block can end
+  // (32-byte blocks: the sequence straddles byte 31/32 and 63/64), and
+  // ending the buffer or followed by ASCII.
+  for (size_t len = 1; len <= 3; ++len) {
+    size_t combos = 1;
+    for (size_t k = 0; k < len; ++k) combos *= kEdgeCount;
+    for (size_t c = 0; c < combos; ++c) {
+      for (size_t k = 0, x = c; k < len; ++k, x /= kEdgeCount) seq[k] = kEdges[x % kEdgeCount];
+      for (size_t before : {0, 29, 30, 31, 32, 62, 63}) {
+        for (size_t after : {0, 1, 40}) check(seq, len, before, after);
+      }
+    }
+  }
+  // Four-byte sequences: every combination, at the block boundary.
+  for (size_t c = 0; c < kEdgeCount * kEdgeCount * kEdgeCount * kEdgeCount; ++c) {
+    for (size_t k = 0, x = c; k < 4; ++k, x /= kEdgeCount) seq[k] = kEdges[x % kEdgeCount];
+    for (size_t before : {0, 29, 30}) check(seq, 4, before, before == 30 ? 0 : 33);
+  }
+  // Not vacuous: both verdicts occur many times.
+  EXPECT_GT(valid, 10000u);
+  EXPECT_GT(checked - valid, 10000u);
+}
+
+TEST(IsValidUtf8Bulk, AgreesWithScalarOnDamagedText) {
+  // Well-formed text of every sequence length, then up to three changes
+  // (a random byte, a deletion, a cut), so that most errors sit among valid
+  // multi-byte sequences as in a real vocabulary.
+  std::mt19937_64 rng(20261130);
+  auto append = [](std::vector<uint8_t>& b, uint32_t cp) {
+    if (cp < 0x80) {
+      b.push_back(static_cast<uint8_t>(cp));
+    } else if (cp < 0x800) {
+      b.insert(b.end(), {static_cast<uint8_t>(0xc0 | cp >> 6), static_cast<uint8_t>(0x80 | (cp & 0x3f))});
+    } else if (cp < 0x10000) {
+      b.insert(b.end(), {static_cast<uint8_t>(0xe0 | cp >> 12), static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3f)),
+                         static_cast<uint8_t>(0x80 | (cp & 0x3f))});
+    } else {
+      b.insert(b.end(), {static_cast<uint8_t>(0xf0 | cp >> 18), static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3f)),
+                         static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3f)), static_cast<uint8_t>(0x80 | (cp & 0x3f))});
+    }
+  };
+  size_t valid = 0;
+  constexpr int kRuns = 20000;
+  for (int run = 0; run < kRuns; ++run) {
+    std::vector<uint8_t> b;
+    const size_t n = rng() % 300;
+    while (b.size() < n) {
+      uint32_t cp;
+      switch (rng() % 4) {
+        case 0: cp = rng() % 0x80; break;
+        case 1: cp = 0x80 + rng() % (0x800 - 0x80); break;
+        case 2:
+          do cp = 0x800 + rng() % (0x10000 - 0x800);
+          while (cp >= 0xd800 && cp <= 0xdfff);
+          break;
+        default: cp = 0x10000 + rng() % (0x110000 - 0x10000); break;
+      }
+      append(b, cp);
+    }
+    ASSERT_TRUE(IsValidUtf8Bulk(b.data(), b.size()));
+    for (uint64_t changes = rng() % 4; changes > 0 && !b.empty(); --changes) {
+      const size_t at = rng() % b.size();
+      switch (rng() % 3) {
+        case 0: b[at] = static_cast<uint8_t>(rng()); break;
+        case 1: b.erase(b.begin() + static_cast<std::ptrdiff_t>(at)); break;
+        default: b.resize(at); break;
+      }
+    }
+    const bool scalar = FindInvalidUtf8(View(b)) == kValidUtf8;
+    ASSERT_EQ(IsValidUtf8Bulk(b.data(), b.size()), scalar) << "run " << run;
+    valid += scalar;
+  }
+  EXPECT_GT(valid, kRuns / 10u);
+  EXPECT_LT(valid, kRuns * 9u / 10);
+}
+
+TEST(CountZeroBytes, CountsAcrossVectorAndTailBoundaries) {
+  std::mt19937_64 rng(7);
+  for (size_t size : {0, 1, 15, 16, 17, 63, 64, 65, 255 * 64, 255 * 64 + 70, 100000}) {
+    std::vector<uint8_t> b(size);
+    uint64_t zeros = 0;
+    for (uint8_t& x : b) {
+      x = (rng() % 3 == 0) ? 0 : static_cast<uint8_t>(1 + rng() % 255);
+      zeros += x == 0;
+    }
+    EXPECT_EQ(CountZeroBytes(b.data(), b.size()), zeros) << "size " << size;
+  }
+  std::vector<uint8_t> all_zero(255 * 64 * 2 + 5, 0);  // every lane at its fold limit
+  EXPECT_EQ(CountZeroBytes(all_zero.data(), all_zero.size()), all_zero.size());
+}
+
+TEST(EscapeForDisplay, EscapesWhatATerminalOrAReportCouldMisread) {
+  EXPECT_EQ(EscapeForDisplay("ok"), "ok");
+  EXPECT_EQ(EscapeForDisplay(std::string_view("a\0'\"\\\x1b\xc3", 7)), "a\\x00\\x27\\x22\\x5c\\x1b\\xc3");
+  EXPECT_EQ(EscapeForDisplay(std::string(70, 'x'), 64), std::string(64, 'x') + "...");
+}
+
+}  // namespace
+}  // namespace ggufguard
