@@ -9,9 +9,9 @@
 //   - parsing the same bytes as a prefix (complete=false) agrees: the same
 //     result, or a request for more bytes than the input has (and then the
 //     complete parse reports truncation);
-//   - the vectorised UTF-8 check (IsValidUtf8Bulk) gives the scalar one's
-//     verdict on the input and on every string the header holds, since the
-//     rules trust it for whole string arrays.
+//   - the vectorised text scan (ScanTextBulk) gives the scalar UTF-8
+//     verdict and zero-byte count on the input and on every string value,
+//     since the rules trust it for whole string arrays.
 #include <cstddef>
 #include <cstdint>
 
@@ -24,7 +24,12 @@ namespace {
 
 void CheckUtf8Agrees(const uint8_t* data, size_t size) {
   const bool scalar = IsValidUtf8(std::string_view(reinterpret_cast<const char*>(data), size));
-  GGUFGUARD_FUZZ_CHECK(IsValidUtf8Bulk(data, size) == scalar, "vectorised and scalar UTF-8 checks disagree");
+  uint64_t zeros = 0;
+  for (size_t i = 0; i < size; ++i) zeros += data[i] == 0;
+  const TextScan scan = ScanTextBulk(data, size);
+  GGUFGUARD_FUZZ_CHECK(scan.valid_utf8 == scalar, "vectorised and scalar UTF-8 checks disagree");
+  GGUFGUARD_FUZZ_CHECK(scan.zero_bytes == zeros, "vectorised zero count " + std::to_string(scan.zero_bytes) +
+                                                     ", scalar " + std::to_string(zeros));
 }
 
 void CheckParsed(const ParseResult& r, absl::Span<const uint8_t> bytes) {

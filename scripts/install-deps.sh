@@ -16,7 +16,7 @@ packages=(
 
 # The measuring tools of bench/measure.sh, only when asked for.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(time hyperfine strace valgrind)
+  packages+=(time hyperfine strace)
 fi
 
 missing=()

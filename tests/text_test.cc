@@ -1,7 +1,7 @@
 // base/text: the scalar UTF-8 check against RFC 3629's table, and the
-// vectorised one (IsValidUtf8Bulk, which the rules trust for whole string
-// arrays) against the scalar one, at every place a 32-byte block boundary can
-// cut a sequence.
+// vectorised scan (ScanTextBulk, which the rules trust for whole string
+// arrays) against the scalar check and a plain zero count, at every place a
+// 32-byte block boundary can cut a sequence.
 #include "ggufguard/base/text.h"
 
 #include <cstdint>
@@ -17,6 +17,12 @@ namespace {
 
 std::string_view View(const std::vector<uint8_t>& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+uint64_t NaiveZeroCount(const std::vector<uint8_t>& b) {
+  uint64_t zeros = 0;
+  for (uint8_t x : b) zeros += x == 0;
+  return zeros;
 }
 
 TEST(FindInvalidUtf8, AcceptsEveryWellFormedRange) {
@@ -58,7 +64,7 @@ TEST(FindInvalidUtf8, ReportsTheFirstByteOfTheBadSequence) {
 constexpr uint8_t kEdges[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0,
                               0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xf8, 0xff};
 
-TEST(IsValidUtf8Bulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) {
+TEST(ScanTextBulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) {
   constexpr size_t kEdgeCount = sizeof kEdges;
   size_t checked = 0, valid = 0;
   std::vector<uint8_t> buf;
@@ -67,23 +73,26 @@ TEST(IsValidUtf8Bulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) 
     buf.insert(buf.end(), seq, seq + len);
     buf.insert(buf.end(), after, 'b');
     const bool scalar = FindInvalidUtf8(View(buf)) == kValidUtf8;
-    ASSERT_EQ(IsValidUtf8Bulk(buf.data(), buf.size()), scalar)
+    const TextScan scan = ScanTextBulk(buf.data(), buf.size());
+    ASSERT_EQ(scan.valid_utf8, scalar)
         << "sequence " << EscapeForDisplay(std::string_view(reinterpret_cast<const char*>(seq), len)) << " after "
         << before << " bytes, before " << after;
+    ASSERT_EQ(scan.zero_bytes, NaiveZeroCount(buf));
     ++checked;
     valid += scalar;
   };
   uint8_t seq[4];
   // Sequences of 1 to 3 edge bytes, cut by each place a block can end
-  // (32-byte blocks: the sequence straddles byte 31/32 and 63/64), and
-  // ending the buffer or followed by ASCII.
+  // (32-byte blocks, two a step: the sequence straddles byte 31/32, 63/64
+  // and 127/128), ending the buffer or followed by ASCII; after 70 ASCII
+  // bytes a whole step is ASCII, the vectorised path's shortcut.
   for (size_t len = 1; len <= 3; ++len) {
     size_t combos = 1;
     for (size_t k = 0; k < len; ++k) combos *= kEdgeCount;
     for (size_t c = 0; c < combos; ++c) {
       for (size_t k = 0, x = c; k < len; ++k, x /= kEdgeCount) seq[k] = kEdges[x % kEdgeCount];
-      for (size_t before : {0, 29, 30, 31, 32, 62, 63}) {
-        for (size_t after : {0, 1, 40}) check(seq, len, before, after);
+      for (size_t before : {0, 29, 30, 31, 32, 62, 63, 126}) {
+        for (size_t after : {0, 1, 40, 70}) check(seq, len, before, after);
       }
     }
   }
@@ -97,7 +106,7 @@ TEST(IsValidUtf8Bulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) 
   EXPECT_GT(checked - valid, 10000u);
 }
 
-TEST(IsValidUtf8Bulk, AgreesWithScalarOnDamagedText) {
+TEST(ScanTextBulk, AgreesWithScalarOnDamagedText) {
   // Well-formed text of every sequence length, then up to three changes
   // (a random byte, a deletion, a cut), so that most errors sit among valid
   // multi-byte sequences as in a real vocabulary.
@@ -133,7 +142,7 @@ TEST(IsValidUtf8Bulk, AgreesWithScalarOnDamagedText) {
       }
       append(b, cp);
     }
-    ASSERT_TRUE(IsValidUtf8Bulk(b.data(), b.size()));
+    ASSERT_TRUE(ScanTextBulk(b.data(), b.size()).valid_utf8);
     for (uint64_t changes = rng() % 4; changes > 0 && !b.empty(); --changes) {
       const size_t at = rng() % b.size();
       switch (rng() % 3) {
@@ -143,7 +152,9 @@ TEST(IsValidUtf8Bulk, AgreesWithScalarOnDamagedText) {
       }
     }
     const bool scalar = FindInvalidUtf8(View(b)) == kValidUtf8;
-    ASSERT_EQ(IsValidUtf8Bulk(b.data(), b.size()), scalar) << "run " << run;
+    const TextScan scan = ScanTextBulk(b.data(), b.size());
+    ASSERT_EQ(scan.valid_utf8, scalar) << "run " << run;
+    ASSERT_EQ(scan.zero_bytes, NaiveZeroCount(b)) << "run " << run;
     valid += scalar;
   }
   EXPECT_GT(valid, kRuns / 10u);
@@ -151,18 +162,23 @@ TEST(IsValidUtf8Bulk, AgreesWithScalarOnDamagedText) {
 }
 
 TEST(CountZeroBytes, CountsAcrossVectorAndTailBoundaries) {
+  // Sizes around the 16/32/64-byte steps and the 255-step fold limits of
+  // CountZeroBytes (64-byte steps) and ScanTextBulk (32-byte blocks).
   std::mt19937_64 rng(7);
-  for (size_t size : {0, 1, 15, 16, 17, 63, 64, 65, 255 * 64, 255 * 64 + 70, 100000}) {
+  for (size_t size : {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255 * 32 - 1, 255 * 32, 255 * 32 + 31, 255 * 64,
+                      255 * 64 + 70, 100000}) {
     std::vector<uint8_t> b(size);
-    uint64_t zeros = 0;
-    for (uint8_t& x : b) {
-      x = (rng() % 3 == 0) ? 0 : static_cast<uint8_t>(1 + rng() % 255);
-      zeros += x == 0;
-    }
-    EXPECT_EQ(CountZeroBytes(b.data(), b.size()), zeros) << "size " << size;
+    for (uint8_t& x : b) x = (rng() % 3 == 0) ? 0 : static_cast<uint8_t>(1 + rng() % 127);  // ASCII: valid UTF-8
+    EXPECT_EQ(CountZeroBytes(b.data(), b.size()), NaiveZeroCount(b)) << "size " << size;
+    const TextScan scan = ScanTextBulk(b.data(), b.size());
+    EXPECT_TRUE(scan.valid_utf8);
+    EXPECT_EQ(scan.zero_bytes, NaiveZeroCount(b)) << "size " << size;
   }
-  std::vector<uint8_t> all_zero(255 * 64 * 2 + 5, 0);  // every lane at its fold limit
-  EXPECT_EQ(CountZeroBytes(all_zero.data(), all_zero.size()), all_zero.size());
+  for (size_t size : {255 * 32 + 5, 255 * 64 * 2 + 5}) {  // every lane at its fold limit
+    std::vector<uint8_t> all_zero(size, 0);
+    EXPECT_EQ(CountZeroBytes(all_zero.data(), all_zero.size()), size);
+    EXPECT_EQ(ScanTextBulk(all_zero.data(), all_zero.size()).zero_bytes, size);
+  }
 }
 
 TEST(EscapeForDisplay, EscapesWhatATerminalOrAReportCouldMisread) {

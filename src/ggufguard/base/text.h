@@ -18,9 +18,15 @@ inline constexpr size_t kValidUtf8 = static_cast<size_t>(-1);
 size_t FindInvalidUtf8(std::string_view s);
 inline bool IsValidUtf8(std::string_view s) { return FindInvalidUtf8(s) == kValidUtf8; }
 
-// Vectorised validation of a large buffer (AVX2 where the CPU has it, else
-// FindInvalidUtf8); same verdict as IsValidUtf8, no position.
-bool IsValidUtf8Bulk(const uint8_t* data, size_t size);
+// One pass over a large buffer (a whole string array): whether it is valid
+// UTF-8 (IsValidUtf8's verdict, no position) and how many of its bytes are
+// 0x00 (CountZeroBytes's count). AVX2 where the CPU has it; elsewhere the two
+// scalar/SSE2 functions.
+struct TextScan {
+  bool valid_utf8 = false;
+  uint64_t zero_bytes = 0;
+};
+TextScan ScanTextBulk(const uint8_t* data, size_t size);
 
 // Number of 0x00 bytes in [data, data+size); vectorised (SSE2 on x86-64).
 uint64_t CountZeroBytes(const uint8_t* data, size_t size);

@@ -120,9 +120,15 @@ bool StringIsClean(std::string_view s) {
 // string is (a sequence cut at a string's end meets an ASCII byte and fails;
 // one cut by the end of the run fails too), and it holds exactly
 // (length_size - 1) zero bytes per length field plus one per empty string
-// unless some string contains NUL. Two vectorised passes, no per-string work.
+// unless some string contains NUL. One vectorised pass, no per-string work.
 bool ShortStringRunIsClean(const uint8_t* p, uint64_t n, uint64_t strings, uint64_t empty, uint32_t length_size) {
-  return IsValidUtf8Bulk(p, n) && CountZeroBytes(p, n) == strings * (length_size - 1) + empty;
+  const TextScan scan = ScanTextBulk(p, n);
+  return scan.valid_utf8 && scan.zero_bytes == strings * (length_size - 1) + empty;
+}
+
+bool LongStringIsClean(const uint8_t* s, uint64_t len) {
+  const TextScan scan = ScanTextBulk(s, len);
+  return scan.valid_utf8 && scan.zero_bytes == 0;
 }
 
 // True when every string of the array is clean, decided in bulk. When the
@@ -149,7 +155,7 @@ bool StringArrayIsClean(const ArrayView& a) {
     } else {
       const uint8_t* s = data + pos + ls;
       if (!ShortStringRunIsClean(data + run_start, pos - run_start, run_strings, run_empty, ls) ||
-          !IsValidUtf8Bulk(s, len) || std::memchr(s, 0, len) != nullptr) {
+          !LongStringIsClean(s, len)) {
         return false;
       }
       run_start = pos + ls + len;
