@@ -191,7 +191,8 @@ __attribute__((target("avx2"))) TextScan ScanTextAvx2(const uint8_t* data, size_
   unsigned blocks_in_lanes = 0;
   size_t i = 0;
   // Two blocks a step: one branch for 64 bytes, and two independent error
-  // computations in flight (1.6x faster than one block a step here).
+  // computations in flight (faster than one block a step on this machine's
+  // benchmark headers; docs/performance.md, "What made it fast").
   for (; size - i >= 64; i += 64) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32));
