@@ -1,7 +1,8 @@
 // base/text: the scalar UTF-8 check against RFC 3629's table, and the
 // vectorised scan (ScanTextBulk, which the rules trust for whole string
 // arrays) against the scalar check and a plain zero count, at every place a
-// 32-byte block boundary can cut a sequence.
+// 32-byte block or a 1 KiB page boundary can cut a sequence, in both kinds
+// of page.
 #include "ggufguard/base/text.h"
 
 #include <cstdint>
@@ -106,6 +107,66 @@ TEST(ScanTextBulk, AgreesWithScalarOnEveryEdgeSequenceAcrossBlockBoundaries) {
   EXPECT_GT(checked - valid, 10000u);
 }
 
+// ScanTextBulk runs its 64-byte steps in pages of 1 KiB: a page after an
+// all-ASCII page (and the first) takes a per-step ASCII shortcut, any other
+// page runs without it. Each edge sequence is checked in each kind of page,
+// across the page boundary, and where the page after it switches back.
+TEST(ScanTextBulk, AgreesWithScalarInBothKindsOfPage) {
+  const std::vector<uint8_t> ascii_page(1024, 'a');
+  std::vector<uint8_t> non_ascii_page;
+  for (int k = 0; k < 512; ++k) non_ascii_page.insert(non_ascii_page.end(), {0xc3, 0xa9});  // 'é'
+  struct Prefix {
+    const char* what;
+    std::vector<uint8_t> bytes;
+    std::vector<size_t> befores;  // ASCII bytes between the prefix and the sequence
+  };
+  // After a whole page, 31 and 63 bytes put the sequence across a block
+  // boundary; after 1000 bytes, 22 and 23 across the page boundary.
+  const std::vector<size_t> in_page = {0, 31, 63}, across_pages = {22, 23};
+  std::vector<Prefix> prefixes = {
+      {"an ASCII page", ascii_page, in_page},
+      {"a non-ASCII page", non_ascii_page, in_page},
+      {"a non-ASCII page, then an ASCII one", non_ascii_page, in_page},
+      {"1000 ASCII bytes", std::vector<uint8_t>(ascii_page.begin(), ascii_page.begin() + 1000), across_pages},
+      {"1000 non-ASCII bytes", std::vector<uint8_t>(non_ascii_page.begin(), non_ascii_page.begin() + 1000),
+       across_pages},
+  };
+  prefixes[2].bytes.insert(prefixes[2].bytes.end(), ascii_page.begin(), ascii_page.end());
+  constexpr size_t kEdgeCount = sizeof kEdges;
+  size_t checked = 0, valid = 0;
+  std::vector<uint8_t> buf;
+  uint8_t seq[3];
+  for (const Prefix& prefix : prefixes) {
+    for (size_t len = 1; len <= 3; ++len) {
+      size_t combos = 1;
+      for (size_t k = 0; k < len; ++k) combos *= kEdgeCount;
+      for (size_t c = 0; c < combos; ++c) {
+        for (size_t k = 0, x = c; k < len; ++k, x /= kEdgeCount) seq[k] = kEdges[x % kEdgeCount];
+        for (size_t before : prefix.befores) {
+          // Ending the buffer, cut by one ASCII byte, or followed by more
+          // than a page of ASCII (an ASCII step, then an ASCII page).
+          for (size_t after : {0, 1, 1100}) {
+            buf = prefix.bytes;
+            buf.insert(buf.end(), before, 'a');
+            buf.insert(buf.end(), seq, seq + len);
+            buf.insert(buf.end(), after, 'b');
+            const bool scalar = FindInvalidUtf8(View(buf)) == kValidUtf8;
+            const TextScan scan = ScanTextBulk(buf.data(), buf.size());
+            ASSERT_EQ(scan.valid_utf8, scalar)
+                << "sequence " << EscapeForDisplay(std::string_view(reinterpret_cast<const char*>(seq), len))
+                << " after " << prefix.what << " and " << before << " bytes, before " << after;
+            ASSERT_EQ(scan.zero_bytes, NaiveZeroCount(buf));
+            ++checked;
+            valid += scalar;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(valid, 10000u);
+  EXPECT_GT(checked - valid, 10000u);
+}
+
 TEST(ScanTextBulk, AgreesWithScalarOnDamagedText) {
   // Well-formed text of every sequence length, then up to three changes
   // (a random byte, a deletion, a cut), so that most errors sit among valid
@@ -128,10 +189,13 @@ TEST(ScanTextBulk, AgreesWithScalarOnDamagedText) {
   constexpr int kRuns = 20000;
   for (int run = 0; run < kRuns; ++run) {
     std::vector<uint8_t> b;
-    const size_t n = rng() % 300;
+    const size_t n = run % 10 == 0 ? rng() % 5000 : rng() % 300;  // some span several 1 KiB pages
     while (b.size() < n) {
       uint32_t cp;
-      switch (rng() % 4) {
+      // Every third run is almost all ASCII, so that whole pages are ASCII
+      // and the scan switches between its two kinds of page.
+      const uint64_t kind = run % 3 == 0 && rng() % 64 != 0 ? 0 : rng() % 4;
+      switch (kind) {
         case 0: cp = rng() % 0x80; break;
         case 1: cp = 0x80 + rng() % (0x800 - 0x80); break;
         case 2:
@@ -162,11 +226,11 @@ TEST(ScanTextBulk, AgreesWithScalarOnDamagedText) {
 }
 
 TEST(CountZeroBytes, CountsAcrossVectorAndTailBoundaries) {
-  // Sizes around the 16/32/64-byte steps and the 255-step fold limits of
-  // CountZeroBytes (64-byte steps) and ScanTextBulk (32-byte blocks).
+  // Sizes around the 16/32/64-byte steps, ScanTextBulk's 1 KiB pages (whose
+  // counts it folds at each page's end) and CountZeroBytes's 255-step fold.
   std::mt19937_64 rng(7);
-  for (size_t size : {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255 * 32 - 1, 255 * 32, 255 * 32 + 31, 255 * 64,
-                      255 * 64 + 70, 100000}) {
+  for (size_t size : {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 1024 + 95, 255 * 32 - 1, 255 * 32,
+                      255 * 32 + 31, 255 * 64, 255 * 64 + 70, 100000}) {
     std::vector<uint8_t> b(size);
     for (uint8_t& x : b) x = (rng() % 3 == 0) ? 0 : static_cast<uint8_t>(1 + rng() % 127);  // ASCII: valid UTF-8
     EXPECT_EQ(CountZeroBytes(b.data(), b.size()), NaiveZeroCount(b)) << "size " << size;

@@ -170,8 +170,27 @@ __attribute__((target("avx2"))) __m256i FoldCounts(__m256i sums, __m256i lanes) 
   return _mm256_add_epi64(sums, _mm256_sad_epu8(lanes, _mm256_setzero_si256()));
 }
 
+// Steps of 64 bytes (two blocks) go in pages of kStepsPerPage. A page's zero
+// counts are folded into 64-bit sums at its end, so a byte lane counts at
+// most 2 * kStepsPerPage blocks and never passes 255.
+constexpr size_t kStepsPerPage = 16;
+
 // UTF-8 validity and the zero-byte count in one pass: the string arrays these
 // scan are megabytes, and a second pass would read them from memory again.
+//
+// An all-ASCII step needs no error computation, only a check that the step
+// before it did not end inside a sequence. But taking that shortcut is a
+// branch per step, and a vocabulary mixes ASCII and non-ASCII steps at
+// random (a third of the benchmark header's steps are ASCII): the branch
+// then mispredicts often, and costs more than it saves. So the shortcut
+// branch is taken only on a page that follows an all-ASCII page (English
+// text, WordPiece vocabularies); every other page runs without a branch per
+// step. The choice changes only where the text changes character, so it is
+// predicted. Two blocks a step: two independent error computations in
+// flight. (With a branch per step the benchmark's 1x header scanned in 76 us
+// and 4x in 513: scanned over and over, the 1x header's ~28,000 outcomes
+// are learnt by the branch predictor, 4x's are not. Now 130 and 525 us;
+// docs/performance.md, "Linear in the header".)
 __attribute__((target("avx2"))) TextScan ScanTextAvx2(const uint8_t* data, size_t size) {
   const Utf8Tables tables = MakeTables();
   const __m256i zero = _mm256_setzero_si256();
@@ -181,40 +200,50 @@ __attribute__((target("avx2"))) TextScan ScanTextAvx2(const uint8_t* data, size_
   const __m256i open_limits = _mm256_setr_epi8(
       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
       -1, -1, static_cast<char>(0xEF), static_cast<char>(0xDF), static_cast<char>(0xBF));
-  __m256i prev = _mm256_setzero_si256();
-  __m256i prev_open = _mm256_setzero_si256();  // nonzero: `prev` ends inside a sequence
-  __m256i errors = _mm256_setzero_si256();
+  __m256i prev = zero;
+  __m256i errors = zero;
   // Zero bytes: a compare gives 0xFF per zero byte, subtracting it adds one
-  // to that byte's lane; lanes are folded into 64-bit sums before one can
-  // pass 255 (at most 250 blocks after the loop, then at most 2 more).
+  // to that byte's lane.
   __m256i zero_lanes = zero, zero_sums = zero;
-  unsigned blocks_in_lanes = 0;
+  bool after_ascii_page = true;
   size_t i = 0;
-  // Two blocks a step: one branch for 64 bytes, and two independent error
-  // computations in flight (faster than one block a step on this machine's
-  // benchmark headers; docs/performance.md, "What made it fast").
-  for (; size - i >= 64; i += 64) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32));
-    zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(a, zero));
-    zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(b, zero));
-    if ((blocks_in_lanes += 2) > 250) {
-      zero_sums = FoldCounts(zero_sums, zero_lanes);
-      zero_lanes = zero;
-      blocks_in_lanes = 0;
-    }
-    if (_mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0) {
-      // ASCII holds no error of its own; it is one only if the previous
-      // block left a sequence open (BlockErrors would find exactly that, at
-      // more cost).
-      errors = _mm256_or_si256(errors, prev_open);
-      prev_open = zero;
+  while (size - i >= 64) {
+    const size_t page_end = i + std::min<size_t>((size - i) / 64, kStepsPerPage) * 64;
+    __m256i seen = zero;  // every byte of the page ORed: ASCII when its top bits are clear
+    if (after_ascii_page) {
+      for (; i < page_end; i += 64) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32));
+        zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(a, zero));
+        zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(b, zero));
+        const __m256i both = _mm256_or_si256(a, b);
+        seen = _mm256_or_si256(seen, both);
+        if (_mm256_movemask_epi8(both) == 0) {
+          // ASCII holds no error of its own; it is one only if the previous
+          // block left a sequence open (BlockErrors would find exactly that,
+          // at more cost).
+          errors = _mm256_or_si256(errors, _mm256_subs_epu8(prev, open_limits));
+        } else {
+          errors = _mm256_or_si256(errors, BlockErrors(tables, a, prev));
+          errors = _mm256_or_si256(errors, BlockErrors(tables, b, a));
+        }
+        prev = b;
+      }
     } else {
-      errors = _mm256_or_si256(errors, BlockErrors(tables, a, prev));
-      errors = _mm256_or_si256(errors, BlockErrors(tables, b, a));
-      prev_open = _mm256_subs_epu8(b, open_limits);
+      for (; i < page_end; i += 64) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i + 32));
+        zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(a, zero));
+        zero_lanes = _mm256_sub_epi8(zero_lanes, _mm256_cmpeq_epi8(b, zero));
+        seen = _mm256_or_si256(seen, _mm256_or_si256(a, b));
+        errors = _mm256_or_si256(errors, BlockErrors(tables, a, prev));
+        errors = _mm256_or_si256(errors, BlockErrors(tables, b, a));
+        prev = b;
+      }
     }
-    prev = b;
+    zero_sums = FoldCounts(zero_sums, zero_lanes);
+    zero_lanes = zero;
+    after_ascii_page = _mm256_movemask_epi8(seen) == 0;
   }
   if (size - i >= 32) {  // one block left before the tail
     const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
