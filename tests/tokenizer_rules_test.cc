@@ -121,6 +121,42 @@ TEST(TokenizerRulesTest, ByteTokensMustBeHexBytes) {
                          StringArrayElement(m.Kv(last, "tokenizer.ggml.tokens"), tokens, 6)));
 }
 
+// The token types are scanned in chunks of 1024 (tokenizer_rules.cc,
+// ScanTypes): a bad BYTE token or type value is found wherever it sits
+// against a chunk, also when an earlier chunk has a good BYTE token.
+TEST(TokenizerRulesTest, LargeVocabularyIsCheckedInEveryChunk) {
+  constexpr size_t kTokens = 2500;
+  for (size_t at : {0, 1, 1023, 1024, 2047, 2048, 2499}) {
+    std::vector<std::string> tokens;
+    for (size_t i = 0; i < kTokens; ++i) tokens.push_back("t" + std::to_string(i));
+    std::vector<int32_t> types(kTokens, 1);
+    if (at != 0) {
+      tokens[0] = "<0x41>";
+      types[0] = 6;
+    }
+    tokens[at] = "<0xZZ>";
+    types[at] = 6;
+    TinyModel m = MakeTinyModel();
+    m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+    m.Set("tokenizer.ggml.scores", GgufValue::F32Array(std::vector<float>(kTokens, 0)));
+    m.Set("tokenizer.ggml.token_type", GgufValue::I32Array(types));
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kByteTokenFormat, StringArrayElement(m.Kv(f, "tokenizer.ggml.tokens"), tokens, at)))
+        << "BYTE token at " << at;
+    EXPECT_EQ(testing::CountRule(r, RuleId::kByteTokenFormat), 1u) << at;
+    EXPECT_TRUE(LacksRule(r, RuleId::kTokenTypeValue)) << at;
+
+    types[at] = at % 2 == 0 ? 0 : 7;  // below and above 1..6
+    m.Set("tokenizer.ggml.token_type", GgufValue::I32Array(types));
+    BuiltFile g = m.Build();
+    Report bad = Check(g);
+    EXPECT_TRUE(HasFinding(bad, RuleId::kTokenTypeValue, m.Kv(g, "tokenizer.ggml.token_type").array_elements() + 4 * at))
+        << "type " << types[at] << " at " << at;
+    EXPECT_EQ(testing::CountRule(bad, RuleId::kTokenTypeValue), 1u) << at;
+  }
+}
+
 TEST(TokenizerRulesTest, MergesArePairsOfTokensUnderStrictOrTheOption) {
   TinyModel m = MakeTinyModel();
   const std::vector<std::string> merges = {"a b", "a c", "ab", "<s> </s>"};

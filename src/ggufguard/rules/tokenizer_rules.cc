@@ -49,22 +49,49 @@ int32_t TokenTypeAt(const ArrayView& types, uint64_t i) { return static_cast<int
 
 // One pass over the token types: how many lie outside 1..6, and the last
 // BYTE token (so the byte-token walk can stop there: SPM vocabularies keep
-// their 256 byte tokens near the start, BPE ones have none). The byte order
-// test is hoisted out of the loop so that it stays a flat loop.
+// their 256 byte tokens near the start, BPE ones have none).
 struct TypeScan {
   uint64_t out_of_range = 0;
   uint64_t last_byte = kNone;
 };
 
 template <bool kBig>
+uint32_t TypeAt(const uint8_t* p, uint64_t i) {
+  uint32_t v;
+  std::memcpy(&v, p + 4 * i, 4);
+  if constexpr (kBig) v = __builtin_bswap32(v);
+  return v;
+}
+
+// Chunks of 1024 types: within a chunk no value depends on the one before,
+// so the compiler vectorises the loop (little-endian files; a big-endian
+// file's byte swap keeps it scalar), and only "this chunk has a BYTE token"
+// leaves it. (Tracking the last BYTE index per element was a select chained
+// through every element: ~150 us for the 4x benchmark's 196,000 tokens.)
+// The exact index is then found in the last chunk that has one.
+template <bool kBig>
 TypeScan ScanTypes(const uint8_t* p, uint64_t n) {
+  constexpr uint64_t kChunk = 1024;
   TypeScan s;
-  for (uint64_t i = 0; i < n; ++i) {
-    uint32_t v;
-    std::memcpy(&v, p + 4 * i, 4);
-    if constexpr (kBig) v = __builtin_bswap32(v);
-    s.out_of_range += (v - 1u) > 5u;
-    s.last_byte = v == static_cast<uint32_t>(kTokenTypeByte) ? i : s.last_byte;
+  uint64_t last_byte_chunk = kNone;
+  for (uint64_t begin = 0; begin < n; begin += kChunk) {
+    const uint64_t end = n - begin < kChunk ? n : begin + kChunk;
+    uint32_t out_of_range = 0, has_byte = 0;
+    for (uint64_t k = begin; k < end; ++k) {
+      const uint32_t v = TypeAt<kBig>(p, k);
+      out_of_range += (v - 1u) > 5u;
+      has_byte |= v == static_cast<uint32_t>(kTokenTypeByte);
+    }
+    s.out_of_range += out_of_range;
+    if (has_byte != 0) last_byte_chunk = begin;
+  }
+  if (last_byte_chunk == kNone) return s;
+  const uint64_t chunk_end = n - last_byte_chunk < kChunk ? n : last_byte_chunk + kChunk;
+  for (uint64_t k = chunk_end; k > last_byte_chunk; --k) {
+    if (TypeAt<kBig>(p, k - 1) == static_cast<uint32_t>(kTokenTypeByte)) {
+      s.last_byte = k - 1;
+      break;
+    }
   }
   return s;
 }
