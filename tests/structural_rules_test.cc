@@ -736,8 +736,9 @@ TEST(RuleCaseCoverageTest, EveryStructuralRuleHasACase) {
 // Every position of a bad byte among short strings (the whole array checked
 // in bulk), and the same with long strings (>= 128 bytes) placed before,
 // right before and after the bad element (runs checked in bulk between
-// them): the same element and byte every time, in both byte orders and in
-// the v1 layout. A bad byte inside a long string is found too.
+// them): the same element and byte every time, in both byte orders with v3's
+// u64 lengths and v1's u32 (each a separate instantiation of the walk). A bad
+// byte inside a long string is found too.
 TEST(StringArrayPathsTest, FastAndSlowPathsReportTheSameByte) {
   const std::vector<std::string> base = {"", "a", "bc", "def", "ghij", "klmno", "p"};
   const std::string long_string(300, 's');
@@ -745,7 +746,7 @@ TEST(StringArrayPathsTest, FastAndSlowPathsReportTheSameByte) {
     bool big_endian;
     uint32_t version;
   };
-  for (Variant v : {Variant{false, 3}, Variant{true, 3}, Variant{false, 1}}) {
+  for (Variant v : {Variant{false, 3}, Variant{true, 3}, Variant{false, 1}, Variant{true, 1}}) {
     const uint64_t length_size = v.version == 1 ? 4 : 8;
     auto check = [&](const std::vector<std::string>& strings, size_t bad_elem, size_t bad_pos, RuleId rule) {
       BuiltFile f = GgufBuilder()
