@@ -11,6 +11,11 @@
 //
 // Per input, in one binary so that the ratios compare like with like:
 //   floor/memcpy, floor/memchr   one pass over the header bytes: the floor
+//   text_scan/header             ScanTextBulk (UTF-8 and zero bytes) over
+//                                the header, the encoding rule's inner loop
+//   text_scan/quarter_same,      a quarter of the header per iteration: the
+//   text_scan/quarter_rotating   same one, or the four in turn (equal unless
+//                                the scan's cost depends on seeing bytes again)
 //   parse                        ParseHeader alone
 //   rules/<family>               each rule family over an already parsed
 //                                header (the families of src/ggufguard/rules/rules.h)
@@ -39,6 +44,7 @@
 
 #include "bench/bench_inputs.h"
 #include "benchmark/benchmark.h"
+#include "ggufguard/base/text.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/rules.h"
@@ -175,6 +181,37 @@ void BM_Memchr(benchmark::State& state, const Input* in, uint8_t absent) {
   SetCounters(state, *in);
 }
 
+// --- The text scan alone (base/text.h), the encoding rule's inner loop. ---
+
+// One ScanTextBulk pass over the whole header (length fields, numbers and
+// all: the same mix of ASCII and multi-byte text as its string arrays).
+void BM_TextScan(benchmark::State& state, const Input* in) {
+  absl::Span<const uint8_t> header = HeaderBytes(*in);
+  for (auto _ : state) {
+    TextScan scan = ScanTextBulk(header.data(), header.size());
+    benchmark::DoNotOptimize(scan);
+  }
+  SetCounters(state, *in);
+}
+
+// One quarter of the header per iteration: the same quarter each time, or
+// the four in turn. The bytes per iteration are the same; the difference is
+// what the CPU can learn by seeing the same bytes again (the branch
+// predictor learns a branch's outcomes; a cache keeps the bytes). A scan
+// whose cost depends on that makes a benchmark of a small header look
+// cheaper than a large one (docs/performance.md, "Linear in the header").
+void BM_TextScanQuarter(benchmark::State& state, const Input* in, bool rotate) {
+  absl::Span<const uint8_t> header = HeaderBytes(*in);
+  const size_t quarter = header.size() / 4;
+  size_t next = 0;
+  for (auto _ : state) {
+    TextScan scan = ScanTextBulk(header.data() + next * quarter, quarter);
+    benchmark::DoNotOptimize(scan);
+    if (rotate) next = (next + 1) % 4;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * quarter));
+}
+
 // --- The validator. ---
 
 void BM_Parse(benchmark::State& state, const Input* in) {
@@ -287,6 +324,9 @@ void Register(const Input* in) {
   } else {
     std::fprintf(stderr, "validate_bench: %s uses every byte value: no memchr floor\n", in->name.c_str());
   }
+  benchmark::RegisterBenchmark(name("text_scan/header").c_str(), BM_TextScan, in);
+  benchmark::RegisterBenchmark(name("text_scan/quarter_same").c_str(), BM_TextScanQuarter, in, false);
+  benchmark::RegisterBenchmark(name("text_scan/quarter_rotating").c_str(), BM_TextScanQuarter, in, true);
   benchmark::RegisterBenchmark(name("parse").c_str(), BM_Parse, in);
   benchmark::RegisterBenchmark(name("rules/metadata_encoding").c_str(), BM_RuleFamily, in, &MetadataEncoding);
   benchmark::RegisterBenchmark(name("rules/alignment").c_str(), BM_RuleFamily, in, &Alignment);
