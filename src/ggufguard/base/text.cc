@@ -187,10 +187,10 @@ constexpr size_t kStepsPerPage = 16;
 // text, WordPiece vocabularies); every other page runs without a branch per
 // step. The choice changes only where the text changes character, so it is
 // predicted. Two blocks a step: two independent error computations in
-// flight. (With a branch per step the benchmark's 1x header scanned in 76 us
-// and 4x in 513: scanned over and over, the 1x header's ~28,000 outcomes
-// are learnt by the branch predictor, 4x's are not. Now 130 and 525 us;
-// docs/performance.md, "Linear in the header".)
+// flight. (With a branch per step, validate_bench's text_scan/header took
+// 78 us on the 1x header and 542 on 4x: scanned over and over, the 1x
+// header's ~28,000 outcomes are learnt by the branch predictor, 4x's are
+// not. Now 103 and 417 us; docs/performance.md, "Linear in the header".)
 __attribute__((target("avx2"))) TextScan ScanTextAvx2(const uint8_t* data, size_t size) {
   const Utf8Tables tables = MakeTables();
   const __m256i zero = _mm256_setzero_si256();
