@@ -114,21 +114,23 @@ bool StringIsClean(std::string_view s) {
   return FindInvalidUtf8(s) == kValidUtf8 && (s.empty() || std::memchr(s.data(), 0, s.size()) == nullptr);
 }
 
+// [p, p + n) is valid UTF-8 and holds exactly `zero_bytes` bytes 0x00: one
+// vectorised pass, no per-string work.
+bool BytesAreClean(const uint8_t* p, uint64_t n, uint64_t zero_bytes) {
+  const TextScan scan = ScanTextBulk(p, n);
+  return scan.valid_utf8 && scan.zero_bytes == zero_bytes;
+}
+
 // A run of whole elements of a string array, [p, p + n), holding `strings`
 // strings, `empty` of them empty, every length below 128. Each length
 // field's bytes are then ASCII, so the run is valid UTF-8 exactly when every
 // string is (a sequence cut at a string's end meets an ASCII byte and fails;
 // one cut by the end of the run fails too), and it holds exactly
 // (length_size - 1) zero bytes per length field plus one per empty string
-// unless some string contains NUL. One vectorised pass, no per-string work.
+// unless some string contains NUL. (No overflow: each string's length field
+// lies in the run, so strings <= n / length_size.)
 bool ShortStringRunIsClean(const uint8_t* p, uint64_t n, uint64_t strings, uint64_t empty, uint32_t length_size) {
-  const TextScan scan = ScanTextBulk(p, n);
-  return scan.valid_utf8 && scan.zero_bytes == strings * (length_size - 1) + empty;
-}
-
-bool LongStringIsClean(const uint8_t* s, uint64_t len) {
-  const TextScan scan = ScanTextBulk(s, len);
-  return scan.valid_utf8 && scan.zero_bytes == 0;
+  return BytesAreClean(p, n, strings * (length_size - 1) + empty);
 }
 
 // The walk of StringArrayIsClean for arrays with long strings, with the
@@ -149,7 +151,7 @@ bool StringRunsAreClean(const uint8_t* data, uint64_t size, uint64_t count) {
     } else {
       const uint8_t* s = data + pos + ls;
       if (!ShortStringRunIsClean(data + run_start, pos - run_start, run_strings, run_empty, ls) ||
-          !LongStringIsClean(s, len)) {
+          !BytesAreClean(s, len, 0)) {
         return false;
       }
       run_start = pos + ls + len;
