@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "ggufguard/rules/finding.h"
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/finding.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard::fuzz {

@@ -8,8 +8,8 @@
 #include "ggufguard/format/header.h"
 #include "ggufguard/format/value_type.h"
 #include "ggufguard/parse/parser.h"
-#include "ggufguard/rules/finding.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/finding.h"
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard::fuzz {
 namespace {

@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_common.h"
-#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/findings/policy_file.h"
 
 namespace {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/policy_file.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/policy_file.h"
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/validate.h"
 #include "tests/tools/reproducer_policies.h"
 

@@ -1,5 +1,5 @@
 // Policy files: what they change, and the errors that refuse a bad one.
-#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/findings/policy_file.h"
 
 #include <sstream>
 #include <string>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/rule_catalog.h"
 
 namespace ggufguard {
 namespace {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/rules/rules.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"

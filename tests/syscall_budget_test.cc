@@ -19,7 +19,7 @@
 
 #include "gtest/gtest.h"
 #include "ggufguard/io/source.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/policy.h"
 #include "ggufguard/validate.h"
 
 #if defined(GGUFGUARD_HAVE_BENCH_INPUTS)

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
 #include "tests/support/gguf_writer.h"

@@ -12,8 +12,8 @@
 #include "absl/types/span.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/io/source.h"
-#include "ggufguard/rules/finding.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/finding.h"
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
 

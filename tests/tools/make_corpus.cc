@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "ggufguard/format/ggml_type.h"
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/policy_file.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/policy_file.h"
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/validate.h"
 #include "tests/support/gguf_writer.h"
 #include "tests/tools/reproducer_policies.h"

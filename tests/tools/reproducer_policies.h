@@ -9,8 +9,8 @@
 
 #include <string_view>
 
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/rule_catalog.h"
 
 namespace ggufguard::corpus {
 

@@ -10,8 +10,8 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/policy_file.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {

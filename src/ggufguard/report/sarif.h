@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ggufguard/report/render.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
 

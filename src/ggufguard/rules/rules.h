@@ -10,9 +10,9 @@
 #include "absl/status/status.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/io/source.h"
-#include "ggufguard/rules/finding.h"
+#include "ggufguard/findings/finding.h"
 #include "ggufguard/rules/known_keys.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
 

@@ -4,15 +4,15 @@
 // `strict` enforces the spec's letter and turns warnings into errors. A policy
 // file (JSON, see docs/policy.md) starts from one of them and changes limits,
 // severities and disabled rules.
-#ifndef GGUFGUARD_RULES_POLICY_H_
-#define GGUFGUARD_RULES_POLICY_H_
+#ifndef GGUFGUARD_FINDINGS_POLICY_H_
+#define GGUFGUARD_FINDINGS_POLICY_H_
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/rule_catalog.h"
 
 namespace ggufguard {
 
@@ -64,4 +64,4 @@ Policy StrictPolicy();
 
 }  // namespace ggufguard
 
-#endif  // GGUFGUARD_RULES_POLICY_H_
+#endif  // GGUFGUARD_FINDINGS_POLICY_H_

@@ -1,14 +1,14 @@
 // Findings: what the rules say about a file, and the sink that collects them.
-#ifndef GGUFGUARD_RULES_FINDING_H_
-#define GGUFGUARD_RULES_FINDING_H_
+#ifndef GGUFGUARD_FINDINGS_FINDING_H_
+#define GGUFGUARD_FINDINGS_FINDING_H_
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "ggufguard/rules/policy.h"
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/rule_catalog.h"
 
 namespace ggufguard {
 
@@ -48,4 +48,4 @@ class FindingSink {
 
 }  // namespace ggufguard
 
-#endif  // GGUFGUARD_RULES_FINDING_H_
+#endif  // GGUFGUARD_FINDINGS_FINDING_H_

@@ -1,4 +1,4 @@
-#include "ggufguard/rules/rule_catalog.h"
+#include "ggufguard/findings/rule_catalog.h"
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"

@@ -7,8 +7,8 @@
 //   7xxx tokenizer                 8xxx chat templates
 //   9xxx loader confusion and resource bombs
 // docs/rules.md explains each one; a test keeps the two in step.
-#ifndef GGUFGUARD_RULES_RULE_CATALOG_H_
-#define GGUFGUARD_RULES_RULE_CATALOG_H_
+#ifndef GGUFGUARD_FINDINGS_RULE_CATALOG_H_
+#define GGUFGUARD_FINDINGS_RULE_CATALOG_H_
 
 #include <cstdint>
 #include <string>
@@ -126,4 +126,4 @@ std::string RuleCode(RuleId id);            // "GG3011"
 
 }  // namespace ggufguard
 
-#endif  // GGUFGUARD_RULES_RULE_CATALOG_H_
+#endif  // GGUFGUARD_FINDINGS_RULE_CATALOG_H_

@@ -5,15 +5,15 @@
 // validated as strictly as a model file: unknown or repeated fields, wrong
 // types, negative or fractional numbers, values too large for their field and
 // unknown rules are errors that name the field, never silently ignored.
-#ifndef GGUFGUARD_RULES_POLICY_FILE_H_
-#define GGUFGUARD_RULES_POLICY_FILE_H_
+#ifndef GGUFGUARD_FINDINGS_POLICY_FILE_H_
+#define GGUFGUARD_FINDINGS_POLICY_FILE_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ggufguard/rules/policy.h"
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
 
@@ -28,4 +28,4 @@ std::vector<std::string_view> LimitFieldNames();
 
 }  // namespace ggufguard
 
-#endif  // GGUFGUARD_RULES_POLICY_FILE_H_
+#endif  // GGUFGUARD_FINDINGS_POLICY_FILE_H_

@@ -1,4 +1,4 @@
-#include "ggufguard/rules/policy_file.h"
+#include "ggufguard/findings/policy_file.h"
 
 #include <fstream>
 #include <limits>

@@ -1,29 +1,8 @@
+#include "ggufguard/findings/finding.h"
+
 #include <algorithm>
 
-#include "ggufguard/rules/finding.h"
-#include "ggufguard/rules/policy.h"
-
 namespace ggufguard {
-
-Severity Policy::SeverityOf(RuleId id) const {
-  const auto& override = severity_override[static_cast<uint16_t>(id)];
-  if (override.has_value()) return *override;
-  const RuleInfo* info = FindRule(id);
-  if (info == nullptr) return Severity::kError;
-  return strict_severities ? info->strict_severity : info->default_severity;
-}
-
-Policy DefaultPolicy() { return Policy{}; }
-
-Policy StrictPolicy() {
-  Policy p;
-  p.name = "strict";
-  p.strict_key_grammar = true;
-  p.strict_severities = true;
-  p.check_merges = true;
-  p.limits.min_alignment = 8;  // the spec: "must be a multiple of 8"
-  return p;
-}
 
 void FindingSink::Add(RuleId id, uint64_t offset, std::string message) {
   if (!policy_.Enabled(id)) return;
