@@ -19,6 +19,13 @@ if [ "${1:-}" = "--bench" ]; then
   packages+=(time hyperfine strace)
 fi
 
+# Node.js and npm for the loader oracle (fuzz/oracle: llama.cpp's loader from
+# the npm registry). Debian's own (Node 18, npm 9) when there is none: a
+# machine whose Node comes from elsewhere keeps it.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds with ASan+UBSan and runs every test: the
 # unit tests, the real-corpus tests (../shared), the corpus replay through
-# every fuzzer, then a bounded libFuzzer run of each fuzzer (clang).
+# every fuzzer, the loader oracle (llama.cpp's real loader on the corpus and
+# mutants), then a bounded libFuzzer run of each fuzzer (clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# llama.cpp's loader for the oracle.loader test, exactly as locked
+# (fuzz/oracle/package-lock.json, ~29 MB); without it that test says SKIPPED.
+(cd fuzz/oracle && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+  echo "test.sh: npm ci failed in fuzz/oracle; oracle.loader will be skipped" >&2
 
 cmake --preset dev
 cmake --build --preset dev -j "$jobs"

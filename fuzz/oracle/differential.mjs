@@ -14,11 +14,12 @@
 //               once judged, so an hour-long run needs ~30 MB of disk
 //   --minutes   start no new batch after M minutes (for long runs: give a
 //               large COUNT and stop by time)
-//   --keep      copy every failing file and every possible false positive there
+//   --keep      copy there every file that crashed or hung the loader (accepted
+//               or not) and every possible false positive
 //   --out       one JSON line per file: verdicts, rules, loader outcome, mutations
 //
 // Exit 0 when no accepted file crashed the loader and the base model loaded
-// and was accepted; 1 otherwise; 2 on usage errors. See fuzz/oracle/README.md.
+// and was accepted; 1 otherwise; 2 on usage errors. See docs/fuzzing.md, "The real loader as an oracle".
 import {execFile} from "node:child_process";
 import {copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from "node:fs";
 import {tmpdir} from "node:os";
@@ -33,7 +34,7 @@ const run = promisify(execFile);
 // names them so that a failure on a branch without that work says whose it
 // is. Matched against llama.cpp's abort message.
 const kVerdictsClasses = [
-  [/n_expert_used|n_expert\b|LLAMA_MAX_EXPERTS/, "expert counts (issue 10, verdicts)"],
+  [/n_expert|n_group_used|LLAMA_MAX_EXPERTS/, "expert counts and groups (issue 10, verdicts)"],
   [/n_head_kv|head_count_kv/, "per-layer head_count_kv (issue 10, verdicts)"],
   [/SIGFPE|ne\[1\]|division/, "zero tensor dimension (issue 10, verdicts)"],
 ];
@@ -144,8 +145,11 @@ async function main() {
       if (basename(r.file) === "base.gguf" && mutations.has(r.file)) {
         baseOk = r.outcome === "loaded" && v.accepted;
       }
-      if (o.keep && ((bad && v.accepted) || (r.outcome === "loaded" && !v.accepted))) {
-        copyFileSync(r.file, join(o.keep, `${bad ? "crash" : "fp"}-${basename(r.file)}`));
+      // Every file that crashed the loader, accepted or not (to judge again
+      // after a fix), and every possible false positive.
+      if (o.keep && (bad || (r.outcome === "loaded" && !v.accepted))) {
+        const tag = bad ? (v.accepted ? "crash-accepted" : "crash-rejected") : "fp";
+        copyFileSync(r.file, join(o.keep, `${tag}-${basename(r.file)}`));
       }
     }
   }

@@ -1,6 +1,6 @@
 // oracle_mutants: a tiny llama model that llama.cpp really loads, and
-// structure-aware mutants of it, for the loader oracle (fuzz/oracle/README.md,
-// docs/fuzzing.md "The real loader as an oracle").
+// structure-aware mutants of it, for the loader oracle (docs/fuzzing.md,
+// "The real loader as an oracle").
 //
 //   oracle_mutants OUT_DIR [FIRST_SEED COUNT]
 //

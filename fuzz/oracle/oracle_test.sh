@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CTest `oracle.loader` (fuzz/oracle/CMakeLists.txt): the loader oracle over
 # the corpus directories given and COUNT mutants (seeds 0..COUNT-1), see
-# README.md here. Skipped (exit 77) with the reason when Node.js or the npm
+# docs/fuzzing.md ("The real loader as an oracle"). Skipped (exit 77) with the reason when Node.js or the npm
 # package is missing; scripts/test.sh installs both.
 #
 #   oracle_test.sh GGUFGUARD ORACLE_MUTANTS COUNT KEEP_DIR [CORPUS_DIR...]

@@ -79,6 +79,7 @@ async function childMain() {
       max_rss_kb: process.resourceUsage().maxRSS,
     });
   });
+  process.on("disconnect", () => process.exit(0));  // the parent is gone
   process.send({ready: true});
 }
 

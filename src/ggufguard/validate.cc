@@ -28,6 +28,7 @@ absl::Status RunRules(GgufHeader& header, FileView& file, FindingSink& sink, con
   CheckTokenizer(ctx, keys);
   CheckChatTemplates(ctx);
   CheckResourceUse(ctx, keys);
+  CheckLoaderAsserts(ctx, keys);
   return CheckDataLayout(ctx);
 }
 

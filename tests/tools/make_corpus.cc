@@ -14,12 +14,16 @@
 //   corpus/policies/*.seed       its other input form: policy JSON, NUL, GGUF file
 //   corpus/regressions/README.md (only if missing; the directory holds inputs
 //                                fuzzers found, added by hand)
+//   corpus/regressions/oracle-*.gguf
+//                                what aborted llama.cpp's loader while
+//                                ggufguard accepted it (fuzz/oracle)
 //
 // Files in valid/, rules/ and policies/ that this program did not write are removed, so
 // the directories always match the catalog. The output is deterministic: the
 // same program writes the same bytes. Each file is validated before it is
 // written (valid files must be valid, each reproducer must trigger its rule);
 // a failure is reported and makes the exit status 1.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +37,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ggufguard/format/ggml_type.h"
@@ -203,43 +208,65 @@ std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
 // A tiny llama that loaders accept: the hyperparameters llama.cpp reads, a
 // 32-token SentencePiece vocabulary with scores and token types, and one
 // transformer block (n_embd 32, n_ff 64, 4 heads) in F32 and Q8_0. This is
-// the file the README validates with no argument.
-GgufBuilder MinimalLlama() {
-  constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = 32;
+// the file the README validates with no argument. `overrides` replaces the
+// value of a key it names, or adds the key (the loader oracle's regressions
+// are this model with one change).
+using KvOverrides = std::vector<std::pair<std::string, GgufValue>>;
+constexpr uint32_t kMinimalLlamaVocab = 32;
+
+std::vector<std::string> MinimalLlamaTokens() {
   // "\xE2\x96\x81" is U+2581, SentencePiece's word-start marker.
   auto sp = [](std::string_view word) { return "\xE2\x96\x81" + std::string(word); };
-  const std::vector<std::string> tokens = {
-      "<unk>",      "<s>",         "</s>",      sp("the"),  sp("a"),    sp("to"),   sp("of"),    sp("and"),
-      sp("in"),     sp("is"),      sp("it"),    sp("you"),  sp("that"), sp("he"),   sp("was"),   sp("for"),
-      sp("on"),     sp("are"),     sp("with"),  sp("as"),   sp("I"),    sp("his"),  sp("they"),  sp("be"),
-      sp("at"),     sp("one"),     sp("have"),  sp("this"), "e",        "t",        "a",         "o"};
-  std::vector<float> scores;
+  return {"<unk>",      "<s>",         "</s>",      sp("the"),  sp("a"),    sp("to"),   sp("of"),    sp("and"),
+          sp("in"),     sp("is"),      sp("it"),    sp("you"),  sp("that"), sp("he"),   sp("was"),   sp("for"),
+          sp("on"),     sp("are"),     sp("with"),  sp("as"),   sp("I"),    sp("his"),  sp("they"),  sp("be"),
+          sp("at"),     sp("one"),     sp("have"),  sp("this"), "e",        "t",        "a",         "o"};
+}
+
+std::vector<int32_t> MinimalLlamaTokenTypes() {
   std::vector<int32_t> types;
-  for (uint32_t i = 0; i < kVocab; ++i) {
-    scores.push_back(i < 3 ? 0.0f : -static_cast<float>(i - 2));
-    types.push_back(i == 0 ? 2 : i < 3 ? 3 : 1);  // UNKNOWN, CONTROL, NORMAL
+  for (uint32_t i = 0; i < kMinimalLlamaVocab; ++i) types.push_back(i == 0 ? 2 : i < 3 ? 3 : 1);  // UNKNOWN, CONTROL, NORMAL
+  return types;
+}
+
+GgufBuilder MinimalLlama(const KvOverrides& overrides = {}) {
+  constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
+  const std::vector<std::string> tokens = MinimalLlamaTokens();
+  const std::vector<int32_t> types = MinimalLlamaTokenTypes();
+  std::vector<float> scores;
+  for (uint32_t i = 0; i < kVocab; ++i) scores.push_back(i < 3 ? 0.0f : -static_cast<float>(i - 2));
+  KvOverrides kvs = {
+      {"general.architecture", GgufValue::Str("llama")},
+      {"general.name", GgufValue::Str("minimal-llama")},
+      {"general.file_type", GgufValue::U32(7)},  // MOSTLY_Q8_0
+      {"general.quantization_version", GgufValue::U32(2)},
+      {"llama.context_length", GgufValue::U32(128)},
+      {"llama.embedding_length", GgufValue::U32(kEmbd)},
+      {"llama.block_count", GgufValue::U32(1)},
+      {"llama.feed_forward_length", GgufValue::U32(kFf)},
+      {"llama.rope.dimension_count", GgufValue::U32(8)},
+      {"llama.attention.head_count", GgufValue::U32(4)},
+      {"llama.attention.head_count_kv", GgufValue::U32(4)},
+      {"llama.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f)},
+      {"llama.vocab_size", GgufValue::U32(kVocab)},
+      {"tokenizer.ggml.model", GgufValue::Str("llama")},
+      {"tokenizer.ggml.tokens", GgufValue::StrArray(tokens)},
+      {"tokenizer.ggml.scores", GgufValue::F32Array(scores)},
+      {"tokenizer.ggml.token_type", GgufValue::I32Array(types)},
+      {"tokenizer.ggml.bos_token_id", GgufValue::U32(1)},
+      {"tokenizer.ggml.eos_token_id", GgufValue::U32(2)},
+      {"tokenizer.ggml.unknown_token_id", GgufValue::U32(0)},
+  };
+  for (const auto& [key, value] : overrides) {
+    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != kvs.end()) {
+      it->second = value;
+    } else {
+      kvs.emplace_back(key, value);
+    }
   }
   GgufBuilder b;
-  b.AddKv("general.architecture", GgufValue::Str("llama"))
-      .AddKv("general.name", GgufValue::Str("minimal-llama"))
-      .AddKv("general.file_type", GgufValue::U32(7))  // MOSTLY_Q8_0
-      .AddKv("general.quantization_version", GgufValue::U32(2))
-      .AddKv("llama.context_length", GgufValue::U32(128))
-      .AddKv("llama.embedding_length", GgufValue::U32(kEmbd))
-      .AddKv("llama.block_count", GgufValue::U32(1))
-      .AddKv("llama.feed_forward_length", GgufValue::U32(kFf))
-      .AddKv("llama.rope.dimension_count", GgufValue::U32(8))
-      .AddKv("llama.attention.head_count", GgufValue::U32(4))
-      .AddKv("llama.attention.head_count_kv", GgufValue::U32(4))
-      .AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f))
-      .AddKv("llama.vocab_size", GgufValue::U32(kVocab))
-      .AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
-      .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(tokens))
-      .AddKv("tokenizer.ggml.scores", GgufValue::F32Array(scores))
-      .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array(types))
-      .AddKv("tokenizer.ggml.bos_token_id", GgufValue::U32(1))
-      .AddKv("tokenizer.ggml.eos_token_id", GgufValue::U32(2))
-      .AddKv("tokenizer.ggml.unknown_token_id", GgufValue::U32(0));
+  for (const auto& [key, value] : kvs) b.AddKv(key, value);
   uint32_t salt = 0;
   auto q8 = [&](const std::string& name, uint64_t ne0, uint64_t ne1) {
     b.AddTensor(name, {ne0, ne1}, 8, TensorOptions{.data = Q8_0Data(ne0 * ne1, ++salt)});
@@ -495,6 +522,26 @@ std::map<RuleId, Reproducer> Reproducers() {
   // Checked with max_vocab_size = 4 and max_header_memory_bytes = 1024.
   add(RuleId::kVocabSizeLimit, vocab({"a", "b", "c", "d", "e"}));
   add(RuleId::kHeaderMemory, vocab({"a", "b", "c", "d", "e", "f", "g", "h"}).AddTensor("a.weight", {8}, 0));
+
+  // 9050-9099 loader aborts (the loader oracle's finds; full-model
+  // reproducers are in corpus/regressions/oracle-*.gguf)
+  for (size_t pad = 0;; ++pad) {  // general.name's length puts the data at 8 mod 32
+    GgufBuilder b = arch("ggufguard-corpus").AddKv("general.name", GgufValue::Str(std::string(pad, 'a')));
+    b.AddAlignmentKv(8).AddTensor("a.weight", {8}, 0);
+    if (b.Layout().data_offset % 32 == 8) {
+      add(RuleId::kTensorDataAlignment, b);
+      break;
+    }
+  }
+  add(RuleId::kWordPieceByteToken, arch("ggufguard-corpus")
+                                       .AddKv("tokenizer.ggml.model", GgufValue::Str("bert"))
+                                       .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"[UNK]", "<0x41>"}))
+                                       .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({2, 6})));
+  add(RuleId::kNextnLayersRange, arch("llama")
+                                     .AddKv("llama.block_count", GgufValue::U32(1))
+                                     .AddKv("llama.nextn_predict_layers", GgufValue::U32(2)));
+  add(RuleId::kRopeScalingType, arch("llama").AddKv("llama.rope.scaling.type", GgufValue::Str("dynamic")));
+  add(RuleId::kDuplicateToken, vocab({"a", "b", "a"}));
   return r;
 }
 
@@ -563,6 +610,52 @@ void Clean(const fs::path& dir, std::string_view extension) {
     if (entry.is_regular_file() && entry.path().extension() == extension) stale.push_back(entry.path());
   }
   for (const fs::path& p : stale) fs::remove(p, ec);
+}
+
+// --- loader oracle regressions ------------------------------------------
+
+// Files that aborted llama.cpp's real loader while ggufguard accepted them
+// (fuzz/oracle, docs/fuzzing.md), each the minimal llama model with the one
+// change that crashes it; corpus/regressions/README.md lists them. Each
+// must be rejected under the default policy with the rule that fixed it.
+struct OracleRegression {
+  std::string name;
+  RuleId rule;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<OracleRegression> OracleRegressions() {
+  std::vector<OracleRegression> out;
+  // general.alignment 8 with the data section 8 bytes past a multiple of
+  // 32: general.name's length moves it.
+  for (size_t pad = 0;; ++pad) {
+    GgufBuilder b = MinimalLlama({{"general.name", GgufValue::Str("minimal-llama" + std::string(pad, '-'))}});
+    const ggufguard::testing::BuiltFile f = b.AddAlignmentKv(8).Build();
+    if (f.data_offset % 32 == 8) {
+      out.push_back({"oracle-alignment-8.gguf", RuleId::kTensorDataAlignment, f.bytes});
+      break;
+    }
+  }
+  // Token 28 "e" as the byte token <0x65>, in a vocabulary called WordPiece.
+  std::vector<std::string> tokens = MinimalLlamaTokens();
+  std::vector<int32_t> types = MinimalLlamaTokenTypes();
+  tokens[28] = "<0x65>";
+  types[28] = 6;  // BYTE
+  out.push_back({"oracle-wordpiece-byte-token.gguf", RuleId::kWordPieceByteToken,
+                 MinimalLlama({{"tokenizer.ggml.model", GgufValue::Str("bert")},
+                               {"tokenizer.ggml.tokens", GgufValue::StrArray(tokens)},
+                               {"tokenizer.ggml.token_type", GgufValue::I32Array(types)}})
+                     .Build()
+                     .bytes});
+  tokens = MinimalLlamaTokens();
+  tokens[28] = "<s>";  // token 1's text again
+  out.push_back({"oracle-duplicate-token.gguf", RuleId::kDuplicateToken,
+                 MinimalLlama({{"tokenizer.ggml.tokens", GgufValue::StrArray(tokens)}}).Build().bytes});
+  out.push_back({"oracle-nextn-layers.gguf", RuleId::kNextnLayersRange,
+                 MinimalLlama({{"llama.nextn_predict_layers", GgufValue::U32(2)}}).Build().bytes});
+  out.push_back({"oracle-rope-scaling-type.gguf", RuleId::kRopeScalingType,
+                 MinimalLlama({{"llama.rope.scaling.type", GgufValue::Str("dynamic")}}).Build().bytes});
+  return out;
 }
 
 constexpr char kRegressionsReadme[] = R"(# corpus/regressions
@@ -646,6 +739,15 @@ int main(int argc, char** argv) {
     }
     WriteFile(rules_dir / (code + "-" + std::string(rule.name) + ".gguf"), it->second.bytes);
     total += it->second.bytes.size();
+    ++files;
+  }
+  for (const OracleRegression& reg : OracleRegressions()) {
+    ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
+    if (report.valid() || !HasRule(report, reg.rule)) {
+      Fail("regressions/" + reg.name + " is not rejected with " + ggufguard::RuleCode(reg.rule));
+    }
+    WriteFile(regressions_dir / reg.name, reg.bytes);
+    total += reg.bytes.size();
     ++files;
   }
   const std::vector<PolicyFile> policies = PolicyFiles();

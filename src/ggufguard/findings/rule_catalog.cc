@@ -99,6 +99,12 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kKvCacheEstimate, "kv-cache-estimate", E, E, "context x layers x KV width would need a KV cache above the policy limit"},
     {RuleId::kVocabSizeLimit, "vocab-size-limit", E, E, "more tokens or merges than the policy limit"},
     {RuleId::kHeaderMemory, "header-memory", E, E, "the parsed header would take more loader memory than the policy limit"},
+
+    {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "tensor data at a file offset that is not a multiple of 32 (llama.cpp asserts under mmap)"},
+    {RuleId::kWordPieceByteToken, "wordpiece-byte-token", E, E, "a BYTE-type token in a WordPiece (bert) vocabulary (llama.cpp aborts)"},
+    {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers above block_count (llama.cpp asserts)"},
+    {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},
+    {RuleId::kDuplicateToken, "duplicate-token", E, E, "two tokens with the same text, as llama.cpp reads it (llama.cpp asserts)"},
 };
 
 static_assert([] {

@@ -109,6 +109,12 @@ enum class RuleId : uint16_t {
   kKvCacheEstimate = 9002,
   kVocabSizeLimit = 9003,
   kHeaderMemory = 9004,
+  // 9050-9099 loader aborts found by the loader oracle (fuzz/oracle)
+  kTensorDataAlignment = 9050,
+  kWordPieceByteToken = 9051,
+  kNextnLayersRange = 9052,
+  kRopeScalingType = 9053,
+  kDuplicateToken = 9054,
 };
 
 struct RuleInfo {

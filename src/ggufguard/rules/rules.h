@@ -72,6 +72,9 @@ void CheckChatTemplates(RuleContext& ctx);
 // 9xxx: what a loader would allocate (tensors, KV cache, vocabulary, header
 // objects) against the file size and the policy limits.
 void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);
+// 9050-9099: files that abort llama.cpp's loader, found by the loader
+// oracle (fuzz/oracle).
+void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);
 
 // The normal form a key takes in the readers that disagree with byte
 // equality (C-string truncation at NUL, white-space trimming, case folding).

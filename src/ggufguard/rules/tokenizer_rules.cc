@@ -7,7 +7,9 @@
 #include <cstring>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
@@ -207,6 +209,46 @@ void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens
   });
 }
 
+// llama.cpp's vocabulary loader maps every token's text to its id and
+// asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
+// token_to_id.size())): a repeated token aborts the load. The text is what
+// gguf_get_arr_str gives, a C string (cut at its first NUL), and an empty
+// one becomes "[EMPTY_<id>]". A first pass keeps only 64-bit hashes, the
+// common case; the texts are compared only when two hashes meet.
+// (GG9054, found by the loader oracle: fuzz/oracle.)
+void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
+  const KeyValue* model = keys.Find("tokenizer.ggml.model");
+  if (model == nullptr || model->value.type != ValueType::kString) return;  // llama.cpp refuses the file
+  const std::string_view name = model->value.AsString();
+  if (name == "no_vocab" || name == "none" || !ctx.sink.Enabled(RuleId::kDuplicateToken)) return;
+  auto text_of = [](uint64_t i, std::string_view s, std::string& renamed) -> std::string_view {
+    s = s.substr(0, s.find('\0'));
+    if (!s.empty()) return s;
+    renamed = absl::StrCat("[EMPTY_", i, "]");
+    return renamed;
+  };
+  absl::flat_hash_set<uint64_t> hashes;
+  hashes.reserve(tokens.count);
+  bool clash = false;
+  std::string renamed;
+  ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
+    clash = clash || !hashes.insert(absl::Hash<std::string_view>{}(text_of(i, s, renamed))).second;
+  });
+  if (!clash) return;
+  absl::flat_hash_map<std::string, uint64_t> first;
+  RuleReporter report(ctx, RuleId::kDuplicateToken);
+  ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t at) {
+    const std::string text(text_of(i, s, renamed));
+    auto [it, inserted] = first.emplace(text, i);
+    if (inserted) return;
+    report.Add(at, [&] {
+      return absl::StrCat("token ", i, " '", EscapeForDisplay(text), "' repeats token ", it->second,
+                          ": llama.cpp maps texts to ids and aborts (GGML_ASSERT(id_to_token.size() == "
+                          "token_to_id.size())) when two tokens share one");
+    });
+  });
+}
+
 }  // namespace
 
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
@@ -215,6 +257,7 @@ void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
   CheckTokenTypes(ctx, keys, tokens);
   if (std::optional<uint64_t> n_vocab = VocabularySize(keys)) CheckSpecialTokenIds(ctx, keys, *n_vocab);
   if (tokens != nullptr && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
+  if (tokens != nullptr) CheckDuplicateTokens(ctx, keys, *tokens);
 }
 
 }  // namespace ggufguard

@@ -1,0 +1,108 @@
+// 9050-9099: files that abort llama.cpp's loader (GGML_ASSERT, GGML_ABORT)
+// although every structural and semantic rule above accepts them. Each was
+// found by the loader oracle (fuzz/oracle, docs/fuzzing.md) and is checked
+// here exactly as the loader's code decides it, so that no file llama.cpp
+// loads is rejected.
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+// ggml's TENSOR_ALIGNMENT (ggml-impl.h).
+constexpr uint64_t kTensorAlignment = 32;
+
+// With mmap (llama.cpp's default) tensor data stays where it is in the file:
+// the CPU backend wraps [first tensor, last tensor end) of the mapping in a
+// buffer, and ggml_backend_cpu_buffer_from_ptr asserts that the start is a
+// multiple of 32 (the mapping itself is page-aligned). general.alignment 8
+// or 16 is legal GGUF, so a file consistent with its own alignment can
+// still put tensors at such offsets. Which tensor starts a buffer depends on
+// how the loader groups them by buffer type, so every tensor must be
+// aligned. A tensor already off its own alignment is GG6001's.
+void CheckTensorDataAlignment(RuleContext& ctx) {
+  const GgufHeader& h = ctx.header;
+  if (!h.data_offset_known || h.alignment % kTensorAlignment == 0) return;
+  RuleReporter report(ctx, RuleId::kTensorDataAlignment);
+  for (const TensorInfo& t : h.tensors) {
+    uint64_t begin = 0;
+    if (t.relative_offset % h.alignment != 0 || !CheckedAdd(h.data_offset, t.relative_offset, &begin)) continue;
+    if (begin % kTensorAlignment == 0) continue;
+    report.Add(t.relative_offset_field, [&] {
+      return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data starts at file offset ", begin,
+                          ", not a multiple of 32 (general.alignment is ", h.alignment,
+                          "): llama.cpp maps tensor data in place and aborts (GGML_ASSERT in "
+                          "ggml_backend_cpu_buffer_from_ptr) when a buffer starts there");
+    });
+  }
+}
+
+// llama.cpp's token-to-piece cache, built while loading the vocabulary,
+// turns each BYTE token (token_type 6) into its byte with token_to_byte,
+// which has no case for a WordPiece vocabulary (tokenizer.ggml.model
+// "bert"): GGML_ABORT("fatal error"). Real BERT vocabularies have no BYTE
+// tokens; the types are read as i32 (another element type is GG4004's).
+void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* model = keys.Find("tokenizer.ggml.model");
+  if (model == nullptr || model->value.type != ValueType::kString || model->value.AsString() != "bert") return;
+  const KeyValue* types = keys.Find("tokenizer.ggml.token_type");
+  if (types == nullptr || types->value.type != ValueType::kArray ||
+      types->value.array.element_type != ValueType::kInt32) {
+    return;
+  }
+  const ArrayView& a = types->value.array;
+  constexpr uint32_t kTokenTypeByte = 6;
+  RuleReporter report(ctx, RuleId::kWordPieceByteToken);
+  for (uint64_t i = 0; i < a.count; ++i) {
+    if (a.ScalarAt<uint32_t>(i) != kTokenTypeByte) continue;
+    report.Add(a.elements_offset + 4 * i, [&] {
+      return absl::StrCat("token ", i, " has token_type BYTE in a WordPiece ('bert') vocabulary: llama.cpp aborts ",
+                          "(GGML_ABORT in token_to_byte) while building its token pieces at load time");
+    });
+    return;  // one is enough: the loader dies at the first
+  }
+}
+
+// load_hparams: GGML_ASSERT(n_layer_nextn <= n_layer_all). Both keys are
+// read as exactly u32 (another type is refused, not a crash).
+void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
+  std::optional<uint32_t> nextn = keys.U32(nextn_kv);
+  std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+  if (!nextn || !blocks || *nextn <= *blocks) return;
+  ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv->value.offset,
+               absl::StrCat("'", EscapeForDisplay(nextn_kv->key), "' is ", *nextn, ", above block_count ", *blocks,
+                            ": llama.cpp aborts (GGML_ASSERT(n_layer_nextn <= n_layer_all)) while reading the "
+                            "hyperparameters"));
+}
+
+// load_hparams maps {arch}.rope.scaling.type through a table of four names
+// and asserts that it found one: any other string aborts the load.
+void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* kv = keys.FindArch("rope.scaling.type");
+  if (kv == nullptr || kv->value.type != ValueType::kString) return;  // absent: "linear"; not a string: refused
+  const std::string_view name = kv->value.AsString();
+  for (std::string_view known : {"none", "linear", "yarn", "longrope"}) {
+    if (name == known) return;
+  }
+  ctx.sink.Add(RuleId::kRopeScalingType, kv->value.offset,
+               absl::StrCat("'", EscapeForDisplay(kv->key), "' is '", EscapeForDisplay(name, 64),
+                            "', not none, linear, yarn or longrope: llama.cpp aborts (GGML_ASSERT(rope_scaling_type_train "
+                            "!= LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)) while reading the hyperparameters"));
+}
+
+}  // namespace
+
+void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
+  CheckTensorDataAlignment(ctx);
+  CheckWordPieceByteTokens(ctx, keys);
+  CheckNextnLayers(ctx, keys);
+  CheckRopeScalingType(ctx, keys);
+}
+
+}  // namespace ggufguard

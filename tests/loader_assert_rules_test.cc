@@ -1,0 +1,175 @@
+// 9050-9099: the files that abort llama.cpp's loader, found by the loader
+// oracle (fuzz/oracle). Each rule: the triggering file and its nearest
+// neighbour that llama.cpp loads, and the reproducers the oracle found
+// (corpus/regressions/oracle-*.gguf).
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ggufguard/validate.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::BuiltFile;
+using ::ggufguard::testing::Check;
+using ::ggufguard::testing::CountRule;
+using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::IsValid;
+using ::ggufguard::testing::LacksRule;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::TinyModel;
+
+// The file offset of tensor i's offset field: name length, name, n_dims,
+// dims, type, then the offset (v3 layout).
+uint64_t TensorOffsetField(const TinyModel& m, const BuiltFile& f, size_t i) {
+  const TinyModel::Tensor& t = m.tensors.at(i);
+  return f.tensor_info_offsets.at(i) + 8 + t.name.size() + 4 + 8 * t.dims.size() + 4;
+}
+
+// The tiny model with general.alignment 8 and a general.name padded so that
+// the data section starts at `data_offset % 32 == want`. Every tensor of the
+// tiny model is a multiple of 32 bytes, so all of them share that residue.
+BuiltFile AlignedTo8(TinyModel& m, uint64_t want) {
+  for (size_t pad = 0; pad < 32; ++pad) {
+    m.Set("general.name", GgufValue::Str("tiny" + std::string(pad, '-')));
+    BuiltFile f = m.Builder().AddAlignmentKv(8).Build();
+    if (f.data_offset % 32 == want) return f;
+  }
+  ADD_FAILURE() << "no name length puts the data section at " << want << " mod 32";
+  return {};
+}
+
+TEST(LoaderAssertRulesTest, TensorDataOffMultiplesOf32UnderASmallAlignment) {
+  TinyModel m = MakeTinyModel();
+  BuiltFile bad = AlignedTo8(m, 8);
+  Report r = Check(bad);
+  EXPECT_EQ(CountRule(r, RuleId::kTensorDataAlignment), m.tensors.size()) << testing::Describe(r);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTensorDataAlignment, TensorOffsetField(m, bad, 0)));
+  EXPECT_TRUE(LacksRule(r, RuleId::kTensorMisaligned));  // consistent with its own alignment
+
+  // The neighbour: the same alignment, data section on a multiple of 32.
+  BuiltFile good = AlignedTo8(m, 0);
+  EXPECT_TRUE(IsValid(Check(good)));
+}
+
+TEST(LoaderAssertRulesTest, TensorOffItsOwnAlignmentIsGG6001Only) {
+  TinyModel m = MakeTinyModel();
+  BuiltFile f = m.Build();
+  // Tensor 1's offset one byte on: misaligned for general.alignment 32.
+  std::vector<uint8_t> bytes = f.bytes;
+  const uint64_t field = TensorOffsetField(m, f, 1);
+  testing::PutU64LE(bytes, field, testing::GetU64LE(bytes, field) + 1);
+  Report r = ValidateBytes(bytes, DefaultPolicy());
+  EXPECT_TRUE(HasFinding(r, RuleId::kTensorMisaligned, field));
+  EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignment));
+}
+
+TEST(LoaderAssertRulesTest, ByteTokenInAWordPieceVocabulary) {
+  TinyModel m = MakeTinyModel();  // token 3 is <0x41>, type BYTE
+  m.Set("tokenizer.ggml.model", GgufValue::Str("bert"));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kWordPieceByteToken, m.Kv(f, "tokenizer.ggml.token_type").array_elements() + 4 * 3));
+  EXPECT_EQ(CountRule(r, RuleId::kWordPieceByteToken), 1u);
+
+  // Neighbours: the same vocabulary as SentencePiece, and as WordPiece
+  // with the byte token typed NORMAL.
+  m.Set("tokenizer.ggml.model", GgufValue::Str("llama"));
+  EXPECT_TRUE(IsValid(Check(m.Build())));
+  m.Set("tokenizer.ggml.model", GgufValue::Str("bert"))
+      .Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 1, 1, 1, 1}));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kWordPieceByteToken));
+}
+
+TEST(LoaderAssertRulesTest, NextnLayersAboveBlockCount) {
+  TinyModel m = MakeTinyModel();  // one block
+  m.Set("llama.nextn_predict_layers", GgufValue::U32(2));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kNextnLayersRange, m.Kv(f, "llama.nextn_predict_layers").payload));
+  m.Set("llama.nextn_predict_layers", GgufValue::U32(1));  // all of the one block: allowed
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kNextnLayersRange));
+  m.Set("llama.nextn_predict_layers", GgufValue::I32(2));  // not u32: llama.cpp refuses it, no abort
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kNextnLayersRange));
+}
+
+TEST(LoaderAssertRulesTest, RopeScalingTypeOutsideLlamaCppsTable) {
+  TinyModel m = MakeTinyModel();
+  for (const char* name : {"dynamic", "YARN", "linear ", "", "su"}) {
+    m.Set("llama.rope.scaling.type", GgufValue::Str(name));
+    BuiltFile f = m.Build();
+    EXPECT_TRUE(HasFinding(Check(f), RuleId::kRopeScalingType,
+                           m.Kv(f, "llama.rope.scaling.type").string_bytes()))
+        << "'" << name << "'";
+  }
+  for (const char* name : {"none", "linear", "yarn", "longrope"}) {
+    m.Set("llama.rope.scaling.type", GgufValue::Str(name));
+    EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kRopeScalingType)) << name;
+  }
+}
+
+TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
+  TinyModel m = MakeTinyModel();  // <unk> <s> </s> <0x41> a b ab
+  auto tokens_with = [&](size_t i, std::string text) {
+    std::vector<std::string> tokens = testing::TinyTokens();
+    tokens[i] = std::move(text);
+    m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+    return m.Build();
+  };
+  BuiltFile f = tokens_with(5, "a");  // token 4 again
+  Report r = Check(f);
+  EXPECT_EQ(CountRule(r, RuleId::kDuplicateToken), 1u) << testing::Describe(r);
+  // Token 5's bytes: after the first five strings (length + text each).
+  uint64_t at = m.Kv(f, "tokenizer.ggml.tokens").array_elements();
+  for (size_t i = 0; i < 5; ++i) at += 8 + testing::TinyTokens()[i].size();
+  EXPECT_TRUE(HasFinding(r, RuleId::kDuplicateToken, at + 8));
+
+  // llama.cpp's view: a C string (cut at NUL), an empty text as [EMPTY_<id>].
+  EXPECT_TRUE(testing::HasRule(Check(tokens_with(5, std::string("a\0z", 3))), RuleId::kDuplicateToken));
+  m.Set("tokenizer.ggml.tokens", GgufValue::StrArray({"<unk>", "<s>", "</s>", "<0x41>", "", "[EMPTY_4]", "ab"}));
+  EXPECT_TRUE(testing::HasRule(Check(m.Build()), RuleId::kDuplicateToken));
+
+  // Neighbours: distinct texts (case and length differ), and a vocabulary
+  // llama.cpp does not build.
+  EXPECT_TRUE(IsValid(Check(tokens_with(5, "A"))));
+  EXPECT_TRUE(LacksRule(Check(tokens_with(5, "aa")), RuleId::kDuplicateToken));
+  m.Set("tokenizer.ggml.tokens", GgufValue::StrArray({"<unk>", "<s>", "</s>", "<0x41>", "", "[EMPTY_5]", "ab"}));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
+  tokens_with(5, "a");
+  m.Set("tokenizer.ggml.model", GgufValue::Str("none"));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
+}
+
+// The files the oracle found, as committed: each is rejected under the
+// default policy with its rule (tests/tools/make_corpus.cc writes them).
+TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
+  const struct {
+    const char* file;
+    RuleId rule;
+  } kRegressions[] = {
+      {"oracle-alignment-8.gguf", RuleId::kTensorDataAlignment},
+      {"oracle-wordpiece-byte-token.gguf", RuleId::kWordPieceByteToken},
+      {"oracle-nextn-layers.gguf", RuleId::kNextnLayersRange},
+      {"oracle-rope-scaling-type.gguf", RuleId::kRopeScalingType},
+      {"oracle-duplicate-token.gguf", RuleId::kDuplicateToken},
+  };
+  const std::filesystem::path dir = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "regressions";
+  for (const auto& [file, rule] : kRegressions) {
+    std::ifstream in(dir / file, std::ios::binary);
+    ASSERT_TRUE(in) << file;
+    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    Report r = ValidateBytes(bytes, DefaultPolicy());
+    EXPECT_FALSE(r.valid()) << file;
+    EXPECT_TRUE(testing::HasRule(r, rule)) << file;
+  }
+}
+
+}  // namespace
+}  // namespace ggufguard
