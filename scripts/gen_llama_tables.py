@@ -21,6 +21,8 @@ What it reads (paths relative to the tree):
   src/llama-model-saver.cpp  types llama.cpp's own saver writes
   tools/mtmd/clip-impl.h, tools/mtmd/clip.cpp   clip.* keys of projector files
   tools/imatrix/imatrix.cpp  imatrix.* keys
+  tools/quantize/quantize.cpp   quantize.imatrix.* keys
+  tools/cvector-generator/cvector-generator.cpp   control-vector keys
   gguf-py/gguf/constants.py, gguf-py/gguf/gguf_writer.py   names and types gguf-py writes
 
 The loader semantics this relies on are fingerprinted: if a refresh finds the
@@ -76,17 +78,23 @@ def require(cond, what):
 # ---------------------------------------------------------------------------
 # C++ text helpers
 
+def literal_end(src, i):
+    """Index just past the string or char literal that starts at src[i]."""
+    quote, j, n = src[i], i + 1, len(src)
+    while j < n and src[j] != quote:
+        j += 2 if src[j] == "\\" else 1
+    return j + 1
+
+
 def strip_comments(src):
     """Drops // and /* */ comments, keeps string and char literals intact."""
     out, i, n = [], 0, len(src)
     while i < n:
         c = src[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and src[j] != c:
-                j += 2 if src[j] == "\\" else 1
-            out.append(src[i:j + 1])
-            i = j + 1
+            j = literal_end(src, i)
+            out.append(src[i:j])
+            i = j
         elif src.startswith("//", i):
             j = src.find("\n", i)
             i = n if j < 0 else j
@@ -106,10 +114,7 @@ def matching(src, open_pos, open_ch="{", close_ch="}"):
     while i < n:
         c = src[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and src[j] != c:
-                j += 2 if src[j] == "\\" else 1
-            i = j + 1
+            i = literal_end(src, i)
             continue
         if c == open_ch:
             depth += 1
@@ -202,10 +207,7 @@ def scan_reads(body, resolve_type, where):
     while i < n:
         c = body[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and body[j] != c:
-                j += 2 if body[j] == "\\" else 1
-            i = j + 1
+            i = literal_end(body, i)
             continue
         if c == "{":
             header = norm_ws(body[stmt_start:i])
@@ -307,6 +309,9 @@ def make_read(fn, args, resolve_type, always, only, excluded, where):
         required = parse_required(args[2], where) if len(args) == 3 else True
     r = Read(kv, scalar, elements, length, required, always, only, where)
     r.excluded = excluded
+    # get_arr_n only counts an array; the key's element type is the business
+    # of the code that reads its elements (tokens: the vocabulary loader)
+    r.length_only = fn == "get_arr_n"
     return r
 
 
@@ -536,6 +541,8 @@ def generate(tree, commit):
             cur[3] = cur[3] or required
 
     for r in base_reads:
+        if r.length_only:
+            continue
         key = key_of(r.kv, r.where)
         loader_keys.add(key, r.scalar, r.elements, r.length)
         # archs an earlier `return` left before this read (clip, which
@@ -559,6 +566,8 @@ def generate(tree, commit):
         reads = scan_reads(body, types.resolver(body, src, model_cpp), "src/models/%s %s" % (fn, cls))
         table = arch_reads.setdefault(arch, {})
         for r in reads:
+            if r.length_only:
+                continue
             key = key_of(r.kv, r.where)
             loader_keys.add(key, r.scalar, r.elements, r.length)
             merge(table, key, r, r.required and r.always and (r.only_archs is None or arch in r.only_archs))
@@ -591,7 +600,7 @@ def generate(tree, commit):
     for kv in re.findall(r"\{\s*(LLM_KV_TOKENIZER_\w+)\s*,", special.group(1)):
         full_keys.add(key_of(kv, "special tokens"), {U32}, set())
     for r in vocab_reads:
-        if r.kv.startswith("std::get"):
+        if r.kv.startswith("std::get") or r.length_only:
             continue
         key = key_of(r.kv, r.where)
         if key.startswith("="):
@@ -638,14 +647,21 @@ def generate(tree, commit):
     py_types = KeyTypes()
     pytype = {"uint8": U8, "int8": I8, "uint16": U16, "int16": I16, "uint32": U32, "int32": I32,
               "float32": F32, "uint64": U64, "int64": I64, "float64": F64, "bool": BOOL, "string": STR}
-    for method_name, ref in re.findall(r"self\.add_(\w+)\(\s*(Keys\.\w+\.\w+)", writer):
-        if ref not in py_names:
-            continue
-        key = py_template(py_names[ref]) or py_names[ref]
-        if method_name == "array":  # element type set by the caller's values
-            py_types.add(key, set(), ALL_SCALARS)
-        elif method_name in pytype:
-            py_types.add(key, {pytype[method_name]}, set())
+    # Each writer method: its parameter annotations, then its add_* calls.
+    methods = re.split(r"\n    def ", writer)
+    for method in methods:
+        header = method.split(":\n", 1)[0]
+        for method_name, ref in re.findall(r"self\.add_(\w+)\(\s*(Keys\.\w+\.\w+)", method):
+            if ref not in py_names:
+                continue
+            key = py_template(py_names[ref]) or py_names[ref]
+            if method_name == "array":
+                # gguf-py picks the element type from the values; only a
+                # parameter typed as a sequence of str fixes it (strings)
+                strings = re.search(r":\s*(?:Sequence|list|Iterable)\[str\]", header)
+                py_types.add(key, set(), {STR} if strings else ALL_SCALARS)
+            elif method_name in pytype:
+                py_types.add(key, {pytype[method_name]}, set())
 
     # clip.* keys of multimodal projectors (read by tools/mtmd/clip.cpp).
     clip_h = strip_comments(read(tree, "tools/mtmd/clip-impl.h"))
@@ -677,6 +693,11 @@ def generate(tree, commit):
         t = {"val_u32": ({U32}, set()), "val_str": ({STR}, set()), "arr_str": (set(), {STR})}[fn]
         imatrix_keys.add("=" + imatrix_names[var], *t)
     require(imatrix_keys.t, "imatrix.cpp: no keys found")
+
+    # quantize.imatrix.* (tools/quantize records the importance matrix used).
+    quantize = strip_comments(read(tree, "tools/quantize/quantize.cpp"))
+    quantize_names = re.findall(r"LLM_KV_QUANTIZE_\w+\s*=\s*\"(quantize\.[^\"]+)\"", quantize)
+    require(set(quantize_names) == set(HISTORICAL_TYPES), "tools/quantize: quantize.* keys changed: %s" % quantize_names)
 
     # Control vectors (tools/cvector-generator): their own "architecture".
     cvec = strip_comments(read(tree, "tools/cvector-generator/cvector-generator.cpp"))
@@ -726,6 +747,8 @@ def generate(tree, commit):
     for src in (clip_keys, imatrix_keys, cvec_keys):
         for key in src.t:
             full.setdefault(key, [set(), set(), None])
+    for name in quantize_names:
+        full.setdefault("=" + name, [set(), set(), None])
     for key, entry in full.items():
         name = key[1:]
         if name in HISTORICAL_TYPES:
@@ -803,9 +826,8 @@ def generate(tree, commit):
             if memory == "kKvCache" and "attention.head_count" not in reads:
                 c = common_reads["attention.head_count"]
                 reads["attention.head_count"] = [set(c[0]), set(c[1]), c[2], True]
+        # wavtokenizer-dec: the common part reads hparams.n_embd from features_length
         n_embd_key = "embedding_length"
-        for key, v in arch_reads.get(enum, {}).items():
-            pass
         for r in base_reads:
             if r.only_archs and enum in r.only_archs and norm_ws(r.kv) == "LLM_KV_FEATURES_LENGTH":
                 n_embd_key = "features_length"
@@ -854,46 +876,45 @@ def cpp_str(s):
     return '"%s"' % s
 
 
+def key_row(name, entry):
+    """One KnownKey initialiser from [scalar, elements, length(, required)]."""
+    required = len(entry) > 3 and entry[3]
+    return "    {%s, %s, %s, %s}," % (cpp_str(name), types_expr(entry[0], entry[1]), length_expr(entry[2]),
+                                     "true" if required else "false")
+
+
 def emit(commit, archs, common_reads, suffixes, full, patterns):
     out = []
     w = out.append
+
+    def table(name, comment, rows):
+        w("")
+        out.extend("// " + line for line in comment)
+        w("inline constexpr KnownKey %s[] = {" % name)
+        out.extend(rows)
+        w("};")
+
     w("// GENERATED by scripts/gen_llama_tables.py from llama.cpp %s. Do not edit:" % commit)
     w("// rerun the script (docs/knowledge.md). Included by known_keys.cc only.")
     w("// clang-format off")
     w("")
     w("inline constexpr std::string_view kLlamaCppCommit = %s;" % cpp_str(commit))
-    w("")
-    w("// Whole key names: what llama.cpp's loader, vocabulary, adapter, clip and")
-    w("// imatrix code read them as (else what llama.cpp's saver or gguf-py writes).")
-    w("inline constexpr KnownKey kGeneratedKeys[] = {")
-    for key in sorted(full, key=lambda k: k[1:].encode()):
-        s, e, l = full[key]
-        w("    {%s, %s, %s, false}," % (cpp_str(key[1:]), types_expr(s, e), length_expr(l)))
-    w("};")
-    w("")
-    w("// Families with a variable segment ({n}: digits, final {*}: the rest), from gguf-py.")
-    w("inline constexpr KnownKey kGeneratedPatternKeys[] = {")
-    for key in sorted(patterns, key=str.encode):
-        s, e, l = patterns[key]
-        w("    {%s, %s, %s, false}," % (cpp_str(key), types_expr(s, e), length_expr(l)))
-    w("};")
-    w("")
-    w("// What follows \"{arch}.\": the union of the types every loader branch reads")
-    w("// (and the saver and gguf-py write), for architectures that do not read it.")
-    w("inline constexpr KnownKey kGeneratedArchKeys[] = {")
-    for key in sorted(suffixes, key=str.encode):
-        s, e, l = suffixes[key]
-        w("    {%s, %s, %s, false}," % (cpp_str(key), types_expr(s, e), length_expr(l)))
-    w("};")
-    w("")
-    w("// Keys llama_model_base::load_hparams and the vocabulary loader read for every")
-    w("// loadable architecture, sorted: \"{arch}.\" keys by suffix, whole names")
-    w("// prefixed \"=\". required: read with a throwing get_key on every path.")
-    w("inline constexpr KnownKey kGeneratedCommonReads[] = {")
-    for key in sorted(common_reads, key=lambda k: k.encode()):
-        s, e, l, req = common_reads[key]
-        w("    {%s, %s, %s, %s}," % (cpp_str(key), types_expr(s, e), length_expr(l), "true" if req else "false"))
-    w("};")
+    table("kGeneratedKeys",
+          ["Whole key names: what llama.cpp's loader, vocabulary, adapter, clip and",
+           "imatrix code read them as (else what llama.cpp's saver or gguf-py writes)."],
+          [key_row(k[1:], full[k]) for k in sorted(full, key=lambda k: k[1:].encode())])
+    table("kGeneratedPatternKeys",
+          ["Families with a variable segment ({n}: digits, final {*}: the rest), from gguf-py."],
+          [key_row(k, patterns[k]) for k in sorted(patterns, key=str.encode)])
+    table("kGeneratedArchKeys",
+          ["What follows \"{arch}.\": the union of the types every loader branch reads",
+           "(and the saver and gguf-py write), for architectures that do not read it."],
+          [key_row(k, suffixes[k]) for k in sorted(suffixes, key=str.encode)])
+    table("kGeneratedCommonReads",
+          ["Keys llama_model_base::load_hparams and the vocabulary loader read for every",
+           "loadable architecture, sorted: \"{arch}.\" keys by suffix, whole names",
+           "prefixed \"=\". required: read with a throwing get_key on every path."],
+          [key_row(k, common_reads[k]) for k in sorted(common_reads, key=str.encode)])
     w("")
     w("// Per architecture, the keys its own load_arch_hparams (or an arch-only block")
     w("// of the common part) reads, sorted the same way; a key both read must")
@@ -907,9 +928,7 @@ def emit(commit, archs, common_reads, suffixes, full, patterns):
         if keys:
             w("    // %s" % a["name"])
         for key in keys:
-            s, e, l, req = a["reads"][key]
-            w("    {%s, %s, %s, %s}," % (cpp_str(key), types_expr(s, e), length_expr(l),
-                                        "true" if req else "false"))
+            w(key_row(key, a["reads"][key]))
         pos += len(keys)
     w("};")
     w("")
@@ -940,8 +959,7 @@ def main():
                                     capture_output=True, text=True).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             sys.exit("gen_llama_tables: not a git checkout; pass --commit SHA")
-    require_commit = re.match(r"^[0-9a-f]{7,40}$", commit)
-    if not require_commit:
+    if not re.match(r"^[0-9a-f]{7,40}$", commit):
         sys.exit("gen_llama_tables: --commit must be a hex commit id")
     try:
         text = generate(args.tree, commit)
