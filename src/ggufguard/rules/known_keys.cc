@@ -10,19 +10,20 @@
 namespace ggufguard {
 namespace {
 
-constexpr TypeSet kU8 = TypeBit(ValueType::kUint8);
-constexpr TypeSet kI8 = TypeBit(ValueType::kInt8);
-constexpr TypeSet kU16 = TypeBit(ValueType::kUint16);
-constexpr TypeSet kI16 = TypeBit(ValueType::kInt16);
-constexpr TypeSet kU32 = TypeBit(ValueType::kUint32);
-constexpr TypeSet kI32 = TypeBit(ValueType::kInt32);
-constexpr TypeSet kF32 = TypeBit(ValueType::kFloat32);
-constexpr TypeSet kBool = TypeBit(ValueType::kBool);
-constexpr TypeSet kStr = TypeBit(ValueType::kString);
-constexpr TypeSet kU64 = TypeBit(ValueType::kUint64);
-constexpr TypeSet kI64 = TypeBit(ValueType::kInt64);
-constexpr TypeSet kF64 = TypeBit(ValueType::kFloat64);
-constexpr TypeSet kAnyInt = kU8 | kI8 | kU16 | kI16 | kU32 | kI32 | kU64 | kI64;
+// The names llama_tables.inc uses; which of them depends on the upstream data.
+[[maybe_unused]] constexpr TypeSet kU8 = TypeBit(ValueType::kUint8);
+[[maybe_unused]] constexpr TypeSet kI8 = TypeBit(ValueType::kInt8);
+[[maybe_unused]] constexpr TypeSet kU16 = TypeBit(ValueType::kUint16);
+[[maybe_unused]] constexpr TypeSet kI16 = TypeBit(ValueType::kInt16);
+[[maybe_unused]] constexpr TypeSet kU32 = TypeBit(ValueType::kUint32);
+[[maybe_unused]] constexpr TypeSet kI32 = TypeBit(ValueType::kInt32);
+[[maybe_unused]] constexpr TypeSet kF32 = TypeBit(ValueType::kFloat32);
+[[maybe_unused]] constexpr TypeSet kBool = TypeBit(ValueType::kBool);
+[[maybe_unused]] constexpr TypeSet kStr = TypeBit(ValueType::kString);
+[[maybe_unused]] constexpr TypeSet kU64 = TypeBit(ValueType::kUint64);
+[[maybe_unused]] constexpr TypeSet kI64 = TypeBit(ValueType::kInt64);
+[[maybe_unused]] constexpr TypeSet kF64 = TypeBit(ValueType::kFloat64);
+[[maybe_unused]] constexpr TypeSet kAnyInt = kU8 | kI8 | kU16 | kI16 | kU32 | kI32 | kU64 | kI64;
 // Every type but array: also marks keys no source gives a type for.
 constexpr TypeSet kAnyScalar = static_cast<TypeSet>(((1u << kValueTypeCount) - 1) & ~TypeBit(ValueType::kArray));
 
@@ -42,6 +43,12 @@ constexpr std::string_view ArchNameOf(const ArchInfo& a) { return a.name; }
 static_assert(StrictlySorted(kGeneratedKeys, NameOf) && StrictlySorted(kGeneratedArchKeys, NameOf) &&
                   StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf),
               "generated tables must be sorted without repeats");
+static_assert([] {
+  for (const KnownKey& k : kGeneratedPatternKeys) {
+    if (k.name.empty() || k.name[0] == '{') return false;
+  }
+  return true;
+}(), "key patterns must start with a literal segment (FindKeyRule compares it first)");
 static_assert([] {
   size_t next = 0;
   for (const ArchInfo& a : kGeneratedArchs) {
@@ -160,7 +167,13 @@ std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, 
     }
     if (const KnownKey* k = FindIn(kGeneratedArchKeys, suffix)) return RuleOf(*k);
   }
+  // Patterns start with a literal segment: compare it before walking the
+  // pattern, so that a million unknown keys cost one short compare each.
+  const std::string_view first = key.substr(0, key.find('.'));
   for (const KnownKey& k : kGeneratedPatternKeys) {
+    if (k.name.size() <= first.size() || k.name[first.size()] != '.' || k.name.substr(0, first.size()) != first) {
+      continue;
+    }
     if (MatchPattern(k.name, key)) return RuleOf(k);
   }
   return std::nullopt;
