@@ -3,7 +3,9 @@
 // and not on its valid neighbour.
 #include "ggufguard/rules/known_keys.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -25,27 +27,36 @@ using ::ggufguard::testing::TinyModel;
 
 using ::ggufguard::testing::Check;
 
+// The lookup for a file of architecture `arch`.
+std::optional<KeyRule> Rule(std::string_view key, std::string_view arch) {
+  return FindKeyRule(key, arch, FindArchInfo(arch));
+}
+
 TEST(KnownKeyTableTest, FindsGeneralArchitectureAndPatternKeys) {
-  EXPECT_NE(FindKnownKey("general.name", ""), nullptr);
-  EXPECT_NE(FindKnownKey("tokenizer.ggml.seperator_token_id", ""), nullptr);  // llama.cpp's spelling
-  EXPECT_EQ(FindKnownKey("tokenizer.ggml.separator_token_id", ""), nullptr);
-  EXPECT_NE(FindKnownKey("llama.context_length", "llama"), nullptr);
-  EXPECT_EQ(FindKnownKey("llama.context_length", "qwen2"), nullptr);  // another architecture's key
-  EXPECT_EQ(FindKnownKey("llama.context_length", ""), nullptr);
-  EXPECT_NE(FindKnownKey("command-r.attention.head_count", "command-r"), nullptr);
-  EXPECT_NE(FindKnownKey("general.base_model.0.name", ""), nullptr);
-  EXPECT_NE(FindKnownKey("general.base_model.12.repo_url", ""), nullptr);
-  EXPECT_EQ(FindKnownKey("general.base_model.x.name", ""), nullptr);
-  EXPECT_EQ(FindKnownKey("general.base_model.0", ""), nullptr);
-  EXPECT_NE(FindKnownKey("tokenizer.chat_template.tool_use", ""), nullptr);
-  EXPECT_EQ(FindKnownKey("tokenizer.chat_template.", ""), nullptr);
-  EXPECT_NE(FindKnownKey("general.sampling.temp", ""), nullptr);
+  EXPECT_TRUE(Rule("general.name", ""));
+  EXPECT_TRUE(Rule("tokenizer.ggml.seperator_token_id", ""));  // llama.cpp's spelling
+  EXPECT_FALSE(Rule("tokenizer.ggml.separator_token_id", ""));
+  EXPECT_TRUE(Rule("llama.context_length", "llama"));
+  EXPECT_FALSE(Rule("llama.context_length", "qwen2"));  // another architecture's key
+  EXPECT_FALSE(Rule("llama.context_length", ""));
+  EXPECT_TRUE(Rule("command-r.attention.head_count", "command-r"));
+  EXPECT_TRUE(Rule("general.base_model.0.name", ""));
+  EXPECT_TRUE(Rule("general.base_model.12.repo_url", ""));
+  EXPECT_FALSE(Rule("general.base_model.x.name", ""));
+  EXPECT_FALSE(Rule("general.base_model.0", ""));
+  EXPECT_TRUE(Rule("tokenizer.chat_template.tool_use", ""));
+  EXPECT_FALSE(Rule("tokenizer.chat_template.", ""));
+  EXPECT_TRUE(Rule("general.sampling.temp", ""));
+  // an architecture the table does not know still has its keys looked up by suffix
+  EXPECT_TRUE(Rule("newarch.context_length", "newarch"));
 }
 
 TEST(KnownKeyTableTest, DescribesAndAcceptsTypes) {
-  const KnownKey* ffn = FindKnownKey("llama.feed_forward_length", "llama");
-  ASSERT_NE(ffn, nullptr);
-  EXPECT_EQ(DescribeTypes(*ffn), "u32 or array of u32/i32");
+  std::optional<KeyRule> ffn = Rule("llama.feed_forward_length", "llama");
+  ASSERT_TRUE(ffn);
+  // get_key_or_arr into std::array<uint32_t>: a u32, or a bool/u32/i32 array
+  EXPECT_EQ(DescribeTypes(*ffn), "u32 or array of u32/i32/bool");
+  EXPECT_EQ(ffn->array_length, kPerLayerLength);
   Value v;
   v.type = ValueType::kUint32;
   EXPECT_TRUE(AcceptsValue(*ffn, v));
@@ -54,16 +65,19 @@ TEST(KnownKeyTableTest, DescribesAndAcceptsTypes) {
   v.type = ValueType::kArray;
   v.array.element_type = ValueType::kInt32;
   EXPECT_TRUE(AcceptsValue(*ffn, v));
-  v.array.element_type = ValueType::kFloat32;
+  v.array.element_type = ValueType::kFloat32;  // GGML_ASSERT in get_arr
   EXPECT_FALSE(AcceptsValue(*ffn, v));
-  EXPECT_EQ(DescribeTypes(*FindKnownKey("tokenizer.ggml.scores", "")), "array of f32");
+  EXPECT_EQ(DescribeTypes(*Rule("tokenizer.ggml.scores", "")), "array of f32");
 }
 
 TEST(KnownKeyTableTest, TransformerArchitectures) {
   EXPECT_TRUE(IsTransformerArch("llama"));
   EXPECT_TRUE(IsTransformerArch("command-r"));
+  EXPECT_TRUE(IsTransformerArch("qwen3moe"));
+  EXPECT_TRUE(IsTransformerArch("lfm2"));  // hybrid: attention and short convolutions
   EXPECT_FALSE(IsTransformerArch("clip"));
   EXPECT_FALSE(IsTransformerArch("mamba"));
+  EXPECT_FALSE(IsTransformerArch("rwkv7"));
   EXPECT_FALSE(IsTransformerArch(""));
 }
 

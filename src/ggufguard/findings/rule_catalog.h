@@ -67,6 +67,7 @@ enum class RuleId : uint16_t {
   kQuantizationVersion = 4013,
   kFileTypeMismatch = 4014,
   kSplitKeys = 4015,
+  kUnknownArchitecture = 4016,
   // 5xxx tensor infos
   kEmptyTensorName = 5001,
   kTensorNameTooLong = 5002,

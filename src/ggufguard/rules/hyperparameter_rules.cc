@@ -1,6 +1,7 @@
-// 4004-4015: known keys and their types, general.architecture, the
+// 4004-4016: known keys and their types, general.architecture, the
 // hyperparameters llama.cpp demands, the embedding shapes they imply, and the
-// quantization, file-type and split metadata.
+// quantization, file-type and split metadata. What llama.cpp knows per
+// architecture comes from the generated tables behind known_keys.h.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -33,10 +34,11 @@ void CheckKeyTypes(RuleContext& ctx, const KeyIndex& keys) {
   for (const KeyValue& kv : ctx.header.kvs) {
     std::string_view key = CStringKey(kv.key);
     if (key.empty()) continue;  // GG3007 or GG3009 already say why
-    const KnownKey* known = FindKnownKey(key, keys.arch());
-    if (known == nullptr) {
+    std::optional<KeyRule> known = FindKeyRule(key, keys.arch(), keys.arch_info());
+    if (!known) {
       unknown.Add(kv.offset, [&] {
-        return absl::StrCat("'", KeyName(kv), "' is not a standard key (", Sv(kKnownKeysVersion), "); loaders ignore it");
+        return absl::StrCat("'", KeyName(kv), "' is not a standard key (llama.cpp ", Sv(LlamaCppCommit().substr(0, 12)),
+                            "); loaders ignore it");
       });
       continue;
     }
@@ -147,17 +149,66 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
   }
 }
 
+// A key llama.cpp's table names as "suffix" (of "{arch}.") or "=whole.name".
+const KeyValue* FindTableKey(const KeyIndex& keys, std::string_view name) {
+  return name.substr(0, 1) == "=" ? keys.Find(name.substr(1)) : keys.FindArch(name);
+}
+
+std::string TableKeyName(const KeyIndex& keys, std::string_view name) {
+  if (name.substr(0, 1) == "=") return std::string(name.substr(1));
+  return absl::StrCat(EscapeForDisplay(keys.arch()), ".", Sv(name));
+}
+
+// llama.cpp refuses an architecture it does not know ("unknown model
+// architecture") and one it names but builds no model for. The table is a
+// snapshot (LlamaCppCommit): names added upstream since are real files, hence
+// a warning under default. Other kinds of file (clip, controlvector) pass.
+void CheckArchitectureKnown(RuleContext& ctx, const KeyIndex& keys) {
+  if (keys.arch().empty()) return;
+  const ArchInfo* info = keys.arch_info();
+  if (info != nullptr && info->kind != ArchKind::kNameOnly) return;
+  if (IsAdapter(keys)) return;  // an adapter names the base model's architecture
+  std::string arch = EscapeForDisplay(keys.arch(), 64);
+  ctx.sink.Add(RuleId::kUnknownArchitecture, keys.arch_kv()->value.offset,
+               info == nullptr
+                   ? absl::StrCat("architecture '", arch, "' is unknown to llama.cpp ",
+                                  Sv(LlamaCppCommit().substr(0, 12)),
+                                  ", which refuses the file; no architecture-specific check ran")
+                   : absl::StrCat("llama.cpp ", Sv(LlamaCppCommit().substr(0, 12)), " names architecture '", arch,
+                                  "' but builds no model for it and refuses the file"));
+}
+
+// The arrays whose length llama.cpp checks: per-layer values (get_key_or_arr
+// with n_layer) and fixed-length ones (rope.dimension_sections, 4).
+void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uint32_t> blocks) {
+  for (const KeyValue& kv : ctx.header.kvs) {
+    if (kv.value.type != ValueType::kArray) continue;
+    std::optional<KeyRule> rule = FindKeyRule(CStringKey(kv.key), keys.arch(), keys.arch_info());
+    if (!rule || rule->array_length == kAnyLength || !AcceptsValue(*rule, kv.value)) continue;
+    if (rule->array_length == kPerLayerLength) {
+      if (!blocks || kv.value.array.count == *blocks) continue;
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value.offset,
+                   absl::StrCat("'", KeyName(kv), "' has ", kv.value.array.count, " elements for ", *blocks,
+                                " blocks: llama.cpp reads one per layer and rejects any other length"));
+    } else if (kv.value.array.count != rule->array_length) {
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value.offset,
+                   absl::StrCat("'", KeyName(kv), "' has ", kv.value.array.count, " elements: llama.cpp reads ",
+                                "exactly ", rule->array_length, " and rejects any other length"));
+    }
+  }
+}
+
 void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   const bool has_tensors = !ctx.header.tensors.empty();
   if (keys.arch().empty()) return;
-  if (has_tensors && IsTransformerArch(keys.arch()) && !IsAdapter(keys)) {
-    for (std::string_view suffix : {"context_length", "embedding_length", "block_count", "attention.head_count"}) {
-      if (keys.FindArch(suffix) == nullptr) {
-        ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value.offset,
-                     absl::StrCat("'", EscapeForDisplay(keys.arch()), ".", Sv(suffix), "' is missing: llama.cpp ",
-                                  "refuses to load a ", EscapeForDisplay(keys.arch()), " model without it"));
-      }
-    }
+  CheckArchitectureKnown(ctx, keys);
+  if (has_tensors && keys.arch_info() != nullptr && !IsAdapter(keys)) {
+    ForEachRequiredKey(*keys.arch_info(), [&](std::string_view name) {
+      if (FindTableKey(keys, name) != nullptr) return;
+      ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value.offset,
+                   absl::StrCat("'", TableKeyName(keys, name), "' is missing: llama.cpp refuses to load a ",
+                                EscapeForDisplay(keys.arch()), " model without it"));
+    });
   }
   const KeyValue* blocks_kv = keys.FindArch("block_count");
   std::optional<uint32_t> blocks = keys.U32(blocks_kv);
@@ -166,15 +217,7 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
                  absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kMaxLayers,
                               " (LLAMA_MAX_LAYERS) and sizes per-layer arrays by it"));
   }
-  for (std::string_view suffix : {"feed_forward_length", "attention.head_count", "attention.head_count_kv"}) {
-    const KeyValue* kv = keys.FindArch(suffix);
-    if (kv == nullptr || kv->value.type != ValueType::kArray || !blocks) continue;
-    if (kv->value.array.count != *blocks) {
-      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv->value.offset,
-                   absl::StrCat("'", KeyName(*kv), "' has ", kv->value.array.count, " elements for ", *blocks,
-                                " blocks: llama.cpp reads one per layer and rejects any other length"));
-    }
-  }
+  CheckArrayLengths(ctx, keys, blocks);
   CheckRanges(ctx, keys, has_tensors);
 }
 
@@ -184,12 +227,18 @@ std::string Shape(const TensorInfo& t) {
   return s + "]";
 }
 
+// Only for architectures whose loader creates token_embd/output as
+// {n_embd, n_vocab} (the generated table says which).
 void CheckEmbeddingShapes(RuleContext& ctx, const KeyIndex& keys) {
-  if (!IsTransformerArch(keys.arch()) || ctx.header.tensors.empty()) return;
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel || ctx.header.tensors.empty()) return;
   const uint64_t n_vocab = VocabularySize(keys).value_or(0);
-  const uint64_t n_embd = keys.U32(keys.FindArch("embedding_length")).value_or(0);
+  const uint64_t n_embd = keys.U32(keys.FindArch(info->n_embd_key)).value_or(0);
   for (const TensorInfo& t : ctx.header.tensors) {
-    if (t.name != "token_embd.weight" && t.name != "output.weight") continue;
+    if (!(t.name == "token_embd.weight" && info->token_embd_by_vocab) &&
+        !(t.name == "output.weight" && info->output_by_vocab)) {
+      continue;
+    }
     // Unused dims are 1, so a 1-D tensor fails the vocabulary test.
     bool rows_ok = n_vocab == 0 || t.dims[1] == n_vocab;
     bool cols_ok = n_embd == 0 || t.dims[0] == n_embd;

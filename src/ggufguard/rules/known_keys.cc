@@ -10,215 +10,73 @@
 namespace ggufguard {
 namespace {
 
-constexpr TypeSet kU8 = TypeBit(ValueType::kUint8);
-constexpr TypeSet kI8 = TypeBit(ValueType::kInt8);
-constexpr TypeSet kU16 = TypeBit(ValueType::kUint16);
-constexpr TypeSet kU32 = TypeBit(ValueType::kUint32);
-constexpr TypeSet kI32 = TypeBit(ValueType::kInt32);
-constexpr TypeSet kF32 = TypeBit(ValueType::kFloat32);
-constexpr TypeSet kBool = TypeBit(ValueType::kBool);
-constexpr TypeSet kStr = TypeBit(ValueType::kString);
-// llama-quantize records its importance matrix's counts through integer
-// overrides; their width has changed between versions.
-constexpr TypeSet kInt = TypeBit(ValueType::kUint8) | TypeBit(ValueType::kInt8) | TypeBit(ValueType::kUint16) |
-                         TypeBit(ValueType::kInt16) | kU32 | kI32 | TypeBit(ValueType::kUint64) |
-                         TypeBit(ValueType::kInt64);
-// general.sampling.* (recommended sampler settings) mixes ints, floats and a
-// string, and gguf-py's types for them have changed: any scalar.
+// The names llama_tables.inc uses; which of them depends on the upstream data.
+[[maybe_unused]] constexpr TypeSet kU8 = TypeBit(ValueType::kUint8);
+[[maybe_unused]] constexpr TypeSet kI8 = TypeBit(ValueType::kInt8);
+[[maybe_unused]] constexpr TypeSet kU16 = TypeBit(ValueType::kUint16);
+[[maybe_unused]] constexpr TypeSet kI16 = TypeBit(ValueType::kInt16);
+[[maybe_unused]] constexpr TypeSet kU32 = TypeBit(ValueType::kUint32);
+[[maybe_unused]] constexpr TypeSet kI32 = TypeBit(ValueType::kInt32);
+[[maybe_unused]] constexpr TypeSet kF32 = TypeBit(ValueType::kFloat32);
+[[maybe_unused]] constexpr TypeSet kBool = TypeBit(ValueType::kBool);
+[[maybe_unused]] constexpr TypeSet kStr = TypeBit(ValueType::kString);
+[[maybe_unused]] constexpr TypeSet kU64 = TypeBit(ValueType::kUint64);
+[[maybe_unused]] constexpr TypeSet kI64 = TypeBit(ValueType::kInt64);
+[[maybe_unused]] constexpr TypeSet kF64 = TypeBit(ValueType::kFloat64);
+[[maybe_unused]] constexpr TypeSet kAnyInt = kU8 | kI8 | kU16 | kI16 | kU32 | kI32 | kU64 | kI64;
+// Every type but array: also marks keys no source gives a type for.
 constexpr TypeSet kAnyScalar = static_cast<TypeSet>(((1u << kValueTypeCount) - 1) & ~TypeBit(ValueType::kArray));
 
-// Whole keys, sorted by bytes for binary search. "Required type" is what
-// llama.cpp's get_key enforces (exact type; a special token id of another
-// type trips GGML_ASSERT in gguf_get_val_u32) or what llama.cpp reads the
-// array's data as without checking (scores as float, token_type as int32).
-// Generated sorted; the static_assert below keeps it so.
-constexpr KnownKey kGeneralKeys[] = {
-    {"adapter.lora.alpha", kF32, 0},
-    {"adapter.type", kStr, 0},
-    {"general.alignment", kU32, 0},
-    {"general.architecture", kStr, 0},
-    {"general.author", kStr, 0},
-    {"general.base_model.count", kU32, 0},
-    {"general.basename", kStr, 0},
-    {"general.dataset.count", kU32, 0},
-    {"general.datasets", 0, kStr},
-    {"general.description", kStr, 0},
-    {"general.doi", kStr, 0},
-    {"general.file_type", kU32, 0},
-    {"general.finetune", kStr, 0},
-    {"general.languages", 0, kStr},
-    {"general.license", kStr, 0},
-    {"general.license.link", kStr, 0},
-    {"general.license.name", kStr, 0},
-    {"general.name", kStr, 0},
-    {"general.organization", kStr, 0},
-    {"general.quantization_version", kU32, 0},
-    {"general.quantized_by", kStr, 0},
-    {"general.repo_url", kStr, 0},
-    {"general.size_label", kStr, 0},
-    {"general.source.doi", kStr, 0},
-    {"general.source.huggingface.repository", kStr, 0},
-    {"general.source.repo_url", kStr, 0},
-    {"general.source.url", kStr, 0},
-    {"general.source.uuid", kStr, 0},
-    {"general.tags", 0, kStr},
-    {"general.type", kStr, 0},
-    {"general.url", kStr, 0},
-    {"general.uuid", kStr, 0},
-    {"general.version", kStr, 0},
-    {"quantize.imatrix.chunks_count", kInt, 0},
-    {"quantize.imatrix.dataset", kStr, 0},
-    {"quantize.imatrix.entries_count", kInt, 0},
-    {"quantize.imatrix.file", kStr, 0},
-    {"split.count", kU16, 0},
-    {"split.no", kU16, 0},
-    {"split.tensors.count", kI32, 0},
-    {"tokenizer.chat_template", kStr, 0},
-    {"tokenizer.chat_templates", 0, kStr},
-    {"tokenizer.ggml.add_bos_token", kBool, 0},
-    {"tokenizer.ggml.add_eos_token", kBool, 0},
-    {"tokenizer.ggml.add_sep_token", kBool, 0},
-    {"tokenizer.ggml.add_space_prefix", kBool, 0},
-    {"tokenizer.ggml.bos_token_id", kU32, 0},
-    {"tokenizer.ggml.cls_token_id", kU32, 0},
-    {"tokenizer.ggml.eom_token_id", kU32, 0},
-    {"tokenizer.ggml.eos_token_id", kU32, 0},
-    {"tokenizer.ggml.eot_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_mid_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_pad_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_pre_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_rep_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_sep_token_id", kU32, 0},
-    {"tokenizer.ggml.fim_suf_token_id", kU32, 0},
-    {"tokenizer.ggml.mask_token_id", kU32, 0},
-    {"tokenizer.ggml.merges", 0, kStr},
-    {"tokenizer.ggml.middle_token_id", kU32, 0},
-    {"tokenizer.ggml.model", kStr, 0},
-    {"tokenizer.ggml.padding_token_id", kU32, 0},
-    {"tokenizer.ggml.pre", kStr, 0},
-    {"tokenizer.ggml.precompiled_charsmap", 0, kU8 | kI8},
-    {"tokenizer.ggml.prefix_token_id", kU32, 0},
-    {"tokenizer.ggml.remove_extra_whitespaces", kBool, 0},
-    {"tokenizer.ggml.scores", 0, kF32},
-    {"tokenizer.ggml.seperator_token_id", kU32, 0},
-    {"tokenizer.ggml.suffix_token_id", kU32, 0},
-    {"tokenizer.ggml.token_type", 0, kI32},
-    {"tokenizer.ggml.token_type_count", kU32, 0},
-    {"tokenizer.ggml.tokens", 0, kStr},
-    {"tokenizer.ggml.unknown_token_id", kU32, 0},
-    {"tokenizer.huggingface.json", kStr, 0},
-    {"tokenizer.rwkv.world", kStr, 0},
-};
+#include "ggufguard/rules/llama_tables.inc"
 
-// Suffixes after "{arch}.", sorted. Per-layer values (feed_forward_length,
-// head counts) may be arrays: llama.cpp's get_key_or_arr accepts i32 or u32
-// arrays exactly block_count long.
-constexpr KnownKey kArchKeys[] = {
-    {"attention.causal", kBool, 0},
-    {"attention.clamp_kqv", kF32, 0},
-    {"attention.group_norm_epsilon", kF32, 0},
-    {"attention.group_norm_groups", kU32, 0},
-    {"attention.head_count", kU32, kU32 | kI32},
-    {"attention.head_count_kv", kU32, kU32 | kI32},
-    {"attention.key_length", kU32, 0},
-    {"attention.key_length_mla", kU32, 0},
-    {"attention.kv_lora_rank", kU32, 0},
-    {"attention.layer_norm_epsilon", kF32, 0},
-    {"attention.layer_norm_rms_epsilon", kF32, 0},
-    {"attention.max_alibi_bias", kF32, 0},
-    {"attention.q_lora_rank", kU32, 0},
-    {"attention.relative_buckets_count", kU32, 0},
-    {"attention.scale", kF32, 0},
-    {"attention.sliding_window", kU32, 0},
-    {"attention.value_length", kU32, 0},
-    {"attention.value_length_mla", kU32, 0},
-    {"attn_logit_softcapping", kF32, 0},
-    {"block_count", kU32, 0},
-    {"context_length", kU32, 0},
-    {"decoder_start_token_id", kU32, 0},
-    {"embedding_length", kU32, 0},
-    {"embedding_scale", kF32, 0},
-    {"expert_count", kU32, 0},
-    {"expert_feed_forward_length", kU32, 0},
-    {"expert_gating_func", kU32, 0},
-    {"expert_shared_count", kU32, 0},
-    {"expert_shared_feed_forward_length", kU32, 0},
-    {"expert_used_count", kU32, 0},
-    {"expert_weights_norm", kBool, 0},
-    {"expert_weights_scale", kF32, 0},
-    {"feed_forward_length", kU32, kU32 | kI32},
-    {"final_logit_softcapping", kF32, 0},
-    {"interleave_moe_layer_step", kU32, 0},
-    {"leading_dense_block_count", kU32, 0},
-    {"logit_scale", kF32, 0},
-    {"pooling_type", kU32, 0},
-    {"rescale_every_n_layers", kU32, 0},
-    {"residual_scale", kF32, 0},
-    {"rope.dimension_count", kU32, 0},
-    {"rope.dimension_sections", 0, kU32 | kI32},
-    {"rope.freq_base", kF32, 0},
-    {"rope.scale_linear", kF32, 0},
-    {"rope.scaling.attn_factor", kF32, 0},
-    {"rope.scaling.factor", kF32, 0},
-    {"rope.scaling.finetuned", kBool, 0},
-    {"rope.scaling.original_context_length", kU32, 0},
-    {"rope.scaling.type", kStr, 0},
-    {"rope.scaling.yarn_log_multiplier", kF32, 0},
-    {"ssm.conv_kernel", kU32, 0},
-    {"ssm.dt_b_c_rms", kBool, 0},
-    {"ssm.group_count", kU32, 0},
-    {"ssm.inner_size", kU32, 0},
-    {"ssm.state_size", kU32, 0},
-    {"ssm.time_step_rank", kU32, 0},
-    {"swin_norm", kBool, 0},
-    {"tensor_data_layout", kStr, 0},
-    {"time_decay_extra_dim", kU32, 0},
-    {"time_mix_extra_dim", kU32, 0},
-    {"token_shift_count", kU32, 0},
-    {"use_parallel_residual", kBool, 0},
-    {"vocab_size", kU32, 0},
-    {"wkv.head_size", kU32, 0},
-};
-
-// Families of keys with a variable part, matched in order.
-constexpr KnownKey kPatternKeys[] = {
-    {"general.base_model.{n}.{*}", kStr, 0},
-    {"general.dataset.{n}.{*}", kStr, 0},
-    {"general.sampling.{*}", kAnyScalar, 0},
-    {"tokenizer.chat_template.{*}", kStr, 0},
-};
-
-// See IsTransformerArch. Sorted. Names from llama.cpp's LLM_ARCH_NAMES.
-constexpr std::string_view kTransformerArchs[] = {
-    "arcee",     "baichuan",  "bert",      "bitnet",    "bloom",     "chatglm",   "codeshell", "cohere2",
-    "command-r", "dbrx",      "deci",      "deepseek",  "deepseek2", "ernie4_5",  "exaone",    "falcon",
-    "gemma",     "gemma2",    "gemma3",    "glm4",      "gpt-oss",   "gpt2",      "gptj",      "gptneox",
-    "granite",   "grok",      "internlm2", "jais",      "llama",     "llama4",    "minicpm",   "minicpm3",
-    "mpt",       "nemotron",  "nomic-bert", "olmo",     "olmo2",     "orion",     "phi2",      "phi3",
-    "plamo",     "qwen",      "qwen2",     "qwen2moe",  "qwen3",     "qwen3moe",  "refact",    "smollm3",
-    "stablelm",  "starcoder", "starcoder2", "xverse",
-};
-
-template <size_t N>
-constexpr bool SortedByName(const KnownKey (&table)[N]) {
+// The generator sorts every table by bytes and writes no repeats; binary
+// search relies on it.
+template <typename T, size_t N, typename Key>
+constexpr bool StrictlySorted(const T (&table)[N], Key key) {
   for (size_t i = 1; i < N; ++i) {
-    if (!(table[i - 1].name < table[i].name)) return false;
+    if (!(key(table[i - 1]) < key(table[i]))) return false;
   }
   return true;
 }
-static_assert(SortedByName(kGeneralKeys) && SortedByName(kArchKeys), "known-key tables must be sorted, no repeats");
+constexpr std::string_view NameOf(const KnownKey& k) { return k.name; }
+constexpr std::string_view ArchNameOf(const ArchInfo& a) { return a.name; }
+static_assert(StrictlySorted(kGeneratedKeys, NameOf) && StrictlySorted(kGeneratedArchKeys, NameOf) &&
+                  StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf),
+              "generated tables must be sorted without repeats");
 static_assert([] {
-  for (size_t i = 1; i < std::size(kTransformerArchs); ++i) {
-    if (!(kTransformerArchs[i - 1] < kTransformerArchs[i])) return false;
+  for (const KnownKey& k : kGeneratedPatternKeys) {
+    if (k.name.empty() || k.name[0] == '{') return false;
   }
   return true;
-}(), "kTransformerArchs must be sorted");
+}(), "key patterns must start with a literal segment (FindKeyRule compares it first)");
+static_assert([] {
+  size_t next = 0;
+  for (const ArchInfo& a : kGeneratedArchs) {
+    if (a.reads_begin != next) return false;
+    for (size_t i = 1; i < a.reads_count; ++i) {
+      if (!(kGeneratedArchReads[a.reads_begin + i - 1].name < kGeneratedArchReads[a.reads_begin + i].name)) {
+        return false;
+      }
+    }
+    next += a.reads_count;
+  }
+  return next == std::size(kGeneratedArchReads);
+}(), "per-architecture read lists must tile kGeneratedArchReads, each sorted");
 
-template <size_t N>
-const KnownKey* FindIn(const KnownKey (&table)[N], std::string_view name) {
-  const KnownKey* it = std::lower_bound(std::begin(table), std::end(table), name,
-                                        [](const KnownKey& k, std::string_view n) { return k.name < n; });
-  return it != std::end(table) && it->name == name ? it : nullptr;
+const KnownKey* FindIn(absl::Span<const KnownKey> table, std::string_view name) {
+  auto it = std::lower_bound(table.begin(), table.end(), name,
+                             [](const KnownKey& k, std::string_view n) { return k.name < n; });
+  return it != table.end() && it->name == name ? &*it : nullptr;
+}
+
+// Whole names in a read list are written "=name"; '=' sorts before every
+// letter, so they lead the list. Few per list: a scan.
+const KnownKey* FindWholeNameIn(absl::Span<const KnownKey> reads, std::string_view name) {
+  for (const KnownKey& k : reads) {
+    if (k.name.empty() || k.name[0] != '=') break;
+    if (k.name.substr(1) == name) return &k;
+  }
+  return nullptr;
 }
 
 bool IsDigits(std::string_view s) {
@@ -251,33 +109,90 @@ std::string TypeList(TypeSet set) {
   return out;
 }
 
-}  // namespace
+KeyRule RuleOf(const KnownKey& k) { return KeyRule{k.scalar, k.elements, k.array_length}; }
 
-const KnownKey* FindKnownKey(std::string_view key, std::string_view arch) {
-  if (const KnownKey* k = FindIn(kGeneralKeys, key)) return k;
-  if (!arch.empty() && key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch &&
-      key[arch.size()] == '.') {
-    if (const KnownKey* k = FindIn(kArchKeys, key.substr(arch.size() + 1))) return k;
-  }
-  for (const KnownKey& k : kPatternKeys) {
-    if (MatchPattern(k.name, key)) return &k;
-  }
-  return nullptr;
+// A value must pass both reads; the generator already combined the two for
+// keys an architecture and the common part both read, so this only meets the
+// rarer case of a whole-name key read by an architecture and typed globally.
+KeyRule Both(const KeyRule& a, const KnownKey& b) {
+  KeyRule r{static_cast<TypeSet>(a.scalar & b.scalar), static_cast<TypeSet>(a.elements & b.elements),
+            a.array_length != kAnyLength ? a.array_length : b.array_length};
+  if (r.scalar == 0 && r.elements == 0) return a;  // disjoint: keep the global rule
+  return r;
 }
 
-bool AcceptsValue(const KnownKey& k, const Value& v) {
+}  // namespace
+
+std::string_view LlamaCppCommit() { return kLlamaCppCommit; }
+
+const ArchInfo* FindArchInfo(std::string_view arch) {
+  auto it = std::lower_bound(std::begin(kGeneratedArchs), std::end(kGeneratedArchs), arch,
+                             [](const ArchInfo& a, std::string_view n) { return a.name < n; });
+  return it != std::end(kGeneratedArchs) && it->name == arch ? &*it : nullptr;
+}
+
+absl::Span<const KnownKey> CommonReads() { return kGeneratedCommonReads; }
+
+absl::Span<const KnownKey> ArchReads(const ArchInfo& arch) {
+  return absl::Span<const KnownKey>(kGeneratedArchReads).subspan(arch.reads_begin, arch.reads_count);
+}
+
+void ForEachRequiredKey(const ArchInfo& arch, absl::FunctionRef<void(std::string_view)> f) {
+  if (arch.kind != ArchKind::kModel) return;
+  absl::Span<const KnownKey> own = ArchReads(arch);
+  for (const KnownKey& k : own) {
+    if (k.required) f(k.name);
+  }
+  for (const KnownKey& k : CommonReads()) {
+    if (k.required && FindIn(own, k.name) == nullptr) f(k.name);
+  }
+}
+
+std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, const ArchInfo* info) {
+  const bool model = info != nullptr && info->kind == ArchKind::kModel;
+  if (const KnownKey* k = FindIn(kGeneratedKeys, key)) {
+    KeyRule rule = RuleOf(*k);
+    if (model) {
+      if (const KnownKey* own = FindWholeNameIn(ArchReads(*info), key)) return Both(rule, *own);
+      if (const KnownKey* common = FindWholeNameIn(CommonReads(), key)) return Both(rule, *common);
+    }
+    return rule;
+  }
+  if (!arch.empty() && key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch &&
+      key[arch.size()] == '.') {
+    std::string_view suffix = key.substr(arch.size() + 1);
+    if (model) {
+      if (const KnownKey* own = FindIn(ArchReads(*info), suffix)) return RuleOf(*own);
+      if (const KnownKey* common = FindIn(CommonReads(), suffix)) return RuleOf(*common);
+    }
+    if (const KnownKey* k = FindIn(kGeneratedArchKeys, suffix)) return RuleOf(*k);
+  }
+  // Patterns start with a literal segment: compare it before walking the
+  // pattern, so that a million unknown keys cost one short compare each.
+  const std::string_view first = key.substr(0, key.find('.'));
+  for (const KnownKey& k : kGeneratedPatternKeys) {
+    if (k.name.size() <= first.size() || k.name[first.size()] != '.' || k.name.substr(0, first.size()) != first) {
+      continue;
+    }
+    if (MatchPattern(k.name, key)) return RuleOf(k);
+  }
+  return std::nullopt;
+}
+
+bool AcceptsValue(const KeyRule& k, const Value& v) {
   if (v.type == ValueType::kArray) return (k.elements & TypeBit(v.array.element_type)) != 0;
   return (k.scalar & TypeBit(v.type)) != 0;
 }
 
-std::string DescribeTypes(const KnownKey& k) {
+std::string DescribeTypes(const KeyRule& k) {
   std::string out = TypeList(k.scalar);
   if (k.elements != 0) absl::StrAppend(&out, out.empty() ? "" : " or ", "array of ", TypeList(k.elements));
   return out;
 }
 
 bool IsTransformerArch(std::string_view arch) {
-  return std::binary_search(std::begin(kTransformerArchs), std::end(kTransformerArchs), arch);
+  const ArchInfo* info = FindArchInfo(arch);
+  return info != nullptr && info->kind == ArchKind::kModel && info->attention;
 }
 
 KeyIndex::KeyIndex(const GgufHeader& header) {
@@ -285,6 +200,7 @@ KeyIndex::KeyIndex(const GgufHeader& header) {
   for (const KeyValue& kv : header.kvs) first_.emplace(CStringKey(kv.key), &kv);
   arch_kv_ = Find("general.architecture");
   if (arch_kv_ != nullptr && arch_kv_->value.type == ValueType::kString) arch_ = arch_kv_->value.AsString();
+  arch_info_ = FindArchInfo(arch_);
 }
 
 const KeyValue* KeyIndex::Find(std::string_view key) const {

@@ -1,7 +1,8 @@
-// The standard GGUF metadata keys and the value types loaders demand of them
-// (GGUF-FACTS D.4: llama.cpp's exact-type `get_key`, gguf-py's writer), and
-// the index through which the semantic rules read metadata the way llama.cpp
-// does.
+// What llama.cpp knows about architectures and keys, generated from its
+// sources (llama_tables.inc, scripts/gen_llama_tables.py, docs/knowledge.md):
+// the value types its loader demands (exact-type `get_key`), which keys each
+// architecture requires, its memory and embedding shapes; and the index
+// through which the semantic rules read metadata the way llama.cpp does.
 #ifndef GGUFGUARD_RULES_KNOWN_KEYS_H_
 #define GGUFGUARD_RULES_KNOWN_KEYS_H_
 
@@ -11,38 +12,98 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/format/value_type.h"
 
 namespace ggufguard {
 
-// Reports print it: the table grows as llama.cpp adds keys.
-inline constexpr std::string_view kKnownKeysVersion = "llama.cpp gguf constants 2026-07 (GGUF-FACTS D.4)";
+// The upstream llama.cpp commit the generated tables were extracted from
+// (scripts/gen_llama_tables.py, docs/knowledge.md). Reports print it.
+std::string_view LlamaCppCommit();
 
 // A set of value types, one bit per ValueType id.
 using TypeSet = uint16_t;
 constexpr TypeSet TypeBit(ValueType t) { return static_cast<TypeSet>(1u << static_cast<uint32_t>(t)); }
 
+// KnownKey::array_length: any length, or exactly {arch}.block_count
+// (get_key_or_arr with hparams.n_layer); any other value is an exact count.
+inline constexpr uint16_t kAnyLength = 0;
+inline constexpr uint16_t kPerLayerLength = 0xFFFF;
+
 struct KnownKey {
   // The full key, or for architecture keys what follows "{arch}.". "{n}"
   // stands for one segment of digits, a final "{*}" for one or more segments.
+  // In per-architecture read lists a whole key name is written "=name".
   std::string_view name;
-  TypeSet scalar;    // scalar types accepted
-  TypeSet elements;  // element types accepted in an array; 0: no array
+  TypeSet scalar;     // scalar types accepted
+  TypeSet elements;   // element types accepted in an array; 0: no array
+  uint16_t array_length;
+  bool required;      // per-architecture lists only: the loader throws without it
 };
 
-// The entry for `key` (already cut at NUL, see CStringKey), or nullptr. Keys
-// "{arch}.suffix" are known only for the file's own architecture `arch`
-// (empty when the file names none).
-const KnownKey* FindKnownKey(std::string_view key, std::string_view arch);
-bool AcceptsValue(const KnownKey& k, const Value& v);
-// "u32", "u32 or array of i32/u32", ... for messages.
-std::string DescribeTypes(const KnownKey& k);
+// What llama.cpp does with a general.architecture value.
+enum class ArchKind : uint8_t {
+  kModel,      // llama_model_mapping builds a model for it
+  kOtherFile,  // another kind of file read by other code (clip projector, control vector)
+  kNameOnly,   // in LLM_ARCH_NAMES, but llama.cpp builds no model for it
+};
+// The per-sequence memory llama.cpp allocates for a model (create_memory).
+enum class ArchMemory : uint8_t {
+  kNone,       // encoders, diffusion models, codecs: no cache
+  kKvCache,    // a K/V cache over the context, every attention layer
+  kHybrid,     // K/V cache for the attention layers plus recurrent state
+  kRecurrent,  // fixed-size recurrent state per sequence (mamba, rwkv)
+};
 
-// Architectures llama.cpp loads as transformers: with tensors, its loader
-// demands context_length, embedding_length, block_count and
-// attention.head_count, and shapes token_embd/output as {n_embd, n_vocab}.
-// Other architectures (clip, mamba, rwkv, diffusion models) are left alone.
+struct ArchInfo {
+  std::string_view name;
+  ArchKind kind;
+  ArchMemory memory;
+  bool attention;            // its tensors include attention projections
+  bool token_embd_by_vocab;  // token_embd.weight is {n_embd, n_vocab}
+  bool output_by_vocab;      // output.weight is {n_embd, n_vocab}
+  std::string_view n_embd_key;  // the "{arch}." key llama.cpp takes n_embd from
+  uint16_t reads_begin;      // into the architecture's read list
+  uint16_t reads_count;
+};
+
+// The architecture named `arch`, or nullptr when llama.cpp does not know it.
+const ArchInfo* FindArchInfo(std::string_view arch);
+
+// The keys every loadable architecture reads (llama_model_base::load_hparams,
+// the vocabulary) and those `arch` reads itself. A key in both must satisfy
+// both; FindKeyRule combines them.
+absl::Span<const KnownKey> CommonReads();
+absl::Span<const KnownKey> ArchReads(const ArchInfo& arch);
+
+// Calls f with each key llama.cpp refuses to load a model of `arch` without
+// ("context_length", "attention.layer_norm_rms_epsilon", or "=xielu.eps" for
+// a whole name), each once. Empty for other kinds than kModel.
+void ForEachRequiredKey(const ArchInfo& arch, absl::FunctionRef<void(std::string_view)> f);
+
+// What a key's value must be.
+struct KeyRule {
+  TypeSet scalar;
+  TypeSet elements;
+  uint16_t array_length;
+};
+
+// The rule for `key` (already cut at NUL, see CStringKey) in a file of
+// architecture `arch` (empty when the file names none; `info` its entry or
+// nullptr), or nullopt for a key outside the tables. Keys "{arch}.suffix"
+// are known only for the file's own architecture. Where the architecture's
+// loader reads the key, its exact types; elsewhere the types any loader
+// branch reads it as, or that llama.cpp's saver or gguf-py write.
+std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, const ArchInfo* info);
+bool AcceptsValue(const KeyRule& k, const Value& v);
+// "u32", "u32 or array of i32/u32", ... for messages.
+std::string DescribeTypes(const KeyRule& k);
+
+// Architectures with attention heads: llama.cpp's loader computes the head
+// size as embedding_length / head_count for them. Others (mamba, rwkv,
+// clip, unknown names) are left alone.
 bool IsTransformerArch(std::string_view arch);
 
 // A key as C code sees it: cut at the first NUL.
@@ -64,12 +125,15 @@ class KeyIndex {
   // other types are GG4004's business).
   std::optional<uint32_t> U32(const KeyValue* kv) const;
   std::string_view arch() const { return arch_; }
+  // The architecture's table entry; nullptr for a name llama.cpp does not know.
+  const ArchInfo* arch_info() const { return arch_info_; }
   const KeyValue* arch_kv() const { return arch_kv_; }
 
  private:
   absl::flat_hash_map<std::string_view, const KeyValue*> first_;
   const KeyValue* arch_kv_ = nullptr;
   std::string_view arch_;
+  const ArchInfo* arch_info_ = nullptr;
 };
 
 // The number of tokens llama.cpp builds the vocabulary from: the length of

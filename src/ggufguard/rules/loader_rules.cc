@@ -33,6 +33,9 @@ constexpr uint64_t kStringObject = 32;
 constexpr uint64_t kVocabEntry = 128;
 // The KV cache holds F16 K and V.
 constexpr uint64_t kKvCacheElement = 2;
+// LLAMA_MAX_LAYERS: llama.cpp refuses more blocks (GG4009), so the estimate
+// walks at most this many.
+constexpr uint32_t kMaxKvLayers = 512;
 
 uint64_t SatMul(uint64_t a, uint64_t b) {
   uint64_t out;
@@ -77,35 +80,65 @@ void CheckTensorAllocation(RuleContext& ctx) {
                             "'): a loader that allocates tensors before reading them would reserve that much"));
 }
 
-// A full-context KV cache: context_length x block_count x (K + V width) x 2
-// bytes, where the width is head_count_kv heads of embedding_length /
-// head_count (or key_length/value_length when given). llama-server with
+// A per-layer hyperparameter as llama.cpp's get_key_or_arr reads it: a u32
+// for every layer, or element `il` of a bool/u32/i32 array exactly n_layer
+// long (other shapes are GG4004/GG4010's business: nullopt).
+std::optional<uint64_t> LayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer) {
+  if (kv == nullptr) return std::nullopt;
+  const Value& v = kv->value;
+  if (v.type == ValueType::kUint32) return v.AsUnsigned();
+  if (v.type != ValueType::kArray || v.array.count != n_layer || il >= n_layer) return std::nullopt;
+  switch (v.array.element_type) {
+    case ValueType::kBool: return v.array.ScalarAt<uint8_t>(il) != 0;
+    case ValueType::kUint32:
+    case ValueType::kInt32: return v.array.ScalarAt<uint32_t>(il);  // llama.cpp copies i32 bits into u32
+    default: return std::nullopt;
+  }
+}
+
+// A full-context KV cache: context_length x (per layer: K + V width) x 2
+// bytes, where a layer's width is its head_count_kv heads of embedding_length
+// / head_count (or key_length/value_length when given). llama-server with
 // n_ctx 0 sizes the cache by the training context, so the file decides it.
-// Vocab-only files are checked too: no real one claims an absurd context.
+// Only for architectures llama.cpp gives a KV cache (ArchInfo::memory):
+// hybrids count the layers whose head_count_kv is not 0 (their recurrent
+// layers have none); sliding-window layers are counted at full context, an
+// upper bound. Recurrent models keep a fixed state per sequence, whatever the
+// context: nothing to estimate from the context. Vocab-only files are checked
+// too: no real one claims an absurd context.
 void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
-  if (!IsTransformerArch(keys.arch())) return;
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel ||
+      (info->memory != ArchMemory::kKvCache && info->memory != ArchMemory::kHybrid)) {
+    return;
+  }
   const KeyValue* ctx_kv = keys.FindArch("context_length");
   std::optional<uint32_t> n_ctx = keys.U32(ctx_kv);
   std::optional<uint32_t> n_embd = keys.U32(keys.FindArch("embedding_length"));
   std::optional<uint32_t> n_layer = keys.U32(keys.FindArch("block_count"));
-  if (!n_ctx || !n_embd || !n_layer) return;
-  std::optional<uint32_t> heads = keys.U32(keys.FindArch("attention.head_count"));
-  std::optional<uint32_t> kv_heads = keys.U32(keys.FindArch("attention.head_count_kv"));
+  if (!n_ctx || !n_embd || !n_layer || *n_layer > kMaxKvLayers) return;
+  const KeyValue* heads_kv = keys.FindArch("attention.head_count");
+  const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
   std::optional<uint32_t> key_len = keys.U32(keys.FindArch("attention.key_length"));
   std::optional<uint32_t> value_len = keys.U32(keys.FindArch("attention.value_length"));
-  const uint64_t n_kv_heads = kv_heads.value_or(heads.value_or(0));
-  auto width = [&](std::optional<uint32_t> head_len) -> uint64_t {
-    if (head_len && n_kv_heads > 0) return SatMul(*head_len, n_kv_heads);
-    if (heads && *heads > 0 && n_kv_heads > 0) return SatMul(*n_embd, n_kv_heads) / *heads;
-    return *n_embd;
-  };
-  const uint64_t per_token_layer = SatAdd(width(key_len), width(value_len));
-  const uint64_t bytes = SatMul(SatMul(SatMul(*n_ctx, *n_layer), per_token_layer), kKvCacheElement);
+  uint64_t per_token = 0;  // K + V elements per token, all layers
+  for (uint32_t il = 0; il < *n_layer; ++il) {
+    const uint64_t heads = LayerValue(heads_kv, il, *n_layer).value_or(0);
+    const uint64_t kv_heads = kv_heads_kv != nullptr ? LayerValue(kv_heads_kv, il, *n_layer).value_or(heads) : heads;
+    if (info->memory == ArchMemory::kHybrid && kv_heads == 0) continue;  // a recurrent layer
+    auto width = [&](std::optional<uint32_t> head_len) -> uint64_t {
+      if (head_len && kv_heads > 0) return SatMul(*head_len, kv_heads);
+      if (heads > 0 && kv_heads > 0) return SatMul(*n_embd, kv_heads) / heads;
+      return *n_embd;
+    };
+    per_token = SatAdd(per_token, SatAdd(width(key_len), width(value_len)));
+  }
+  const uint64_t bytes = SatMul(SatMul(*n_ctx, per_token), kKvCacheElement);
   const uint64_t limit = ctx.policy.limits.max_kv_cache_bytes;
   if (bytes <= limit) return;
   ctx.sink.Add(RuleId::kKvCacheEstimate, ctx_kv->value.offset,
                absl::StrCat("a full-context KV cache needs ", Bytes(bytes), " (context_length ", *n_ctx, " x ",
-                            *n_layer, " blocks x K+V width ", per_token_layer,
+                            *n_layer, " blocks' K+V width ", per_token,
                             " x 2 bytes), above the policy limit of ", Bytes(limit),
                             ": servers that size the cache by the training context try to allocate it"));
 }
