@@ -173,7 +173,7 @@ async function main() {
                            `${failures.length} accepted and crashed\n`);
     }
   }
-  out?.end();
+  if (out) await new Promise((done) => out.end(done));  // flushed before process.exit below
   if (!o.work) rmSync(work, {recursive: true, force: true});
 
   const lines = [];
