@@ -16,3 +16,9 @@ target_include_directories(ggufguard_benchinputs PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(ggufguard_benchinputs PUBLIC ggufguard_testsupport absl::strings absl::status)
 # Lets a consumer tell at compile time that the library is linked in.
 target_compile_definitions(ggufguard_benchinputs INTERFACE GGUFGUARD_HAVE_BENCH_INPUTS=1)
+
+# The hostile headers (bench/hostile_inputs.h): bench/make_hostile_inputs and
+# the bounded-report tests build them.
+add_library(ggufguard_hostileinputs STATIC ${PROJECT_SOURCE_DIR}/bench/hostile_inputs.cc)
+target_include_directories(ggufguard_hostileinputs PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(ggufguard_hostileinputs PUBLIC ggufguard_testsupport absl::strings absl::str_format)

@@ -16,7 +16,7 @@ packages=(
 
 # The measuring tools of bench/measure.sh, only when asked for.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(time hyperfine strace)
+  packages+=(time hyperfine strace bc linux-perf)  # bc, linux-perf: bench/measure_bulk.sh
 fi
 
 # Node.js and npm for the loader oracle (fuzz/oracle: llama.cpp's loader from

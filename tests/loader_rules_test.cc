@@ -93,7 +93,7 @@ TEST(KeyReadingsTest, EachReaderPicksItsValue) {
                     .Build();
   Report r = Check(f);
   EXPECT_TRUE(testing::HasRule(r, RuleId::kKeyCollision));
-  std::vector<KeyReadings> groups = FindKeyReadings(r.header);
+  const std::vector<KeyReadings>& groups = r.key_collisions;  // FindKeyReadings, at validation
   ASSERT_EQ(groups.size(), 1u);
   const KeyReadings& g = groups[0];
   EXPECT_EQ(g.name, "general.name");
@@ -123,7 +123,7 @@ TEST(KeyReadingsTest, NoExactKeyAndPlainDuplicates) {
                     .AddKv("e.f", GgufValue::U32(5))
                     .Build();
   Report r = Check(f);
-  std::vector<KeyReadings> groups = FindKeyReadings(r.header);
+  const std::vector<KeyReadings>& groups = r.key_collisions;  // FindKeyReadings, at validation
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].exact, 0u);
   EXPECT_EQ(groups[0].c_string, 0u);

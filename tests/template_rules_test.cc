@@ -111,7 +111,9 @@ TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {
   m.Set("tokenizer.chat_template.empty", GgufValue::Str(""));
   BuiltFile f = m.Build();
   Report r = Check(f);
-  std::vector<TemplateDigest> d = ChatTemplateDigests(r.header);
+  uint64_t not_listed = 0;
+  std::vector<TemplateDigest> d = ChatTemplateDigests(r.header, 100, &not_listed);
+  EXPECT_EQ(not_listed, 0u);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].key, "tokenizer.chat_template");
   EXPECT_EQ(d[0].offset, m.Kv(f, "tokenizer.chat_template").string_bytes());

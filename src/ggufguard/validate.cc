@@ -18,17 +18,21 @@ namespace {
 // Runs the rule families over a parsed header. The order matters: alignment
 // fixes the data offset and the tensor rules fix sizes before the layout
 // and resource rules read them.
-absl::Status RunRules(GgufHeader& header, FileView& file, FindingSink& sink, const Policy& policy) {
+absl::Status RunRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy) {
+  GgufHeader& header = report.header;
   RuleContext ctx{header, file, sink, policy};
-  CheckMetadataEncoding(ctx);
+  const KeyIndex keys(header);  // the metadata as llama.cpp resolves it
+  CheckMetadataEncoding(ctx, keys);
   CheckAlignment(ctx);
   CheckTensorInfos(ctx);
-  const KeyIndex keys(header);  // the metadata as llama.cpp resolves it
   CheckKnownKeys(ctx, keys);
   CheckTokenizer(ctx, keys);
   CheckChatTemplates(ctx);
   CheckResourceUse(ctx, keys);
   CheckLoaderAsserts(ctx, keys);
+  const size_t max_list = policy.limits.max_list_entries;
+  report.key_collisions =
+      FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
   return CheckDataLayout(ctx);
 }
 
@@ -36,10 +40,11 @@ absl::StatusOr<Report> Finish(ParseResult parsed, FileView& file, FindingSink& s
   Report report;
   report.policy_name = policy.name;
   report.file_size = file.size();
+  report.max_list_entries = policy.limits.max_list_entries;
   report.header_parsed = parsed.status == ParseStatus::kOk;
   report.header = std::move(parsed.header);
   if (report.header_parsed) {
-    absl::Status s = RunRules(report.header, file, sink, policy);
+    absl::Status s = RunRules(report, file, sink, policy);
     if (!s.ok()) return s;
   }
   report.has_errors = sink.has_errors();

@@ -14,6 +14,7 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
+#include "ggufguard/rules/loader_rules.h"
 
 namespace ggufguard {
 
@@ -27,6 +28,13 @@ struct Report {
   std::vector<Finding> findings;              // by offset, then rule ID
   std::map<RuleId, uint64_t> suppressed;      // findings counted, not listed
   bool has_errors = false;
+  // Groups of colliding keys (GG3011/GG3012) with each reader's pick, for the
+  // JSON report; bounded by the policy's max_list_entries (FindKeyReadings).
+  std::vector<KeyReadings> key_collisions;
+  uint64_t key_collisions_suppressed = 0;  // groups not listed
+  // The policy's bound on every other list a renderer builds from the header
+  // (templates): a report never grows with the number of items in a file.
+  uint32_t max_list_entries = 100;
 
   // Valid: parsed, and no finding of error severity (listed or not). Only
   // then does the header promise that every tensor lies inside the file,

@@ -10,6 +10,8 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
 #include "ggufguard/validate.h"
@@ -20,6 +22,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--max-stdin-bytes N]\n"
     "                          FILE... | -\n"
+    "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error\n";
@@ -59,14 +63,14 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       std::string v;
       if (!value(&v)) return std::nullopt;
       if (!absl::SimpleAtoi(v, &o.max_stdin_bytes)) {
-        err << "ggufguard: --max-stdin-bytes wants a number of bytes, not '" << v << "'\n";
+        err << "ggufguard: --max-stdin-bytes wants a number of bytes, not '" << EscapeForDisplay(v) << "'\n";
         return std::nullopt;
       }
     } else if (a == "--") {
       o.files.insert(o.files.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
     } else if (a.size() > 1 && a[0] == '-') {
-      err << "ggufguard: unknown option " << a << "\n" << kUsage;
+      err << "ggufguard: unknown option " << EscapeForDisplay(a, kMaxPathBytes) << "\n" << kUsage;
       return std::nullopt;
     } else {
       o.files.push_back(a);
@@ -75,16 +79,19 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
   return o;
 }
 
-// A built-in name, or a policy file (docs/policy.md) whose errors are usage
-// errors: a gatekeeper must not run with a policy it misread.
-std::optional<Policy> LoadPolicy(const std::string& name, std::ostream& err) {
+}  // namespace
+
+std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err) {
   if (name == "default") return DefaultPolicy();
   if (name == "strict") return StrictPolicy();
   absl::StatusOr<Policy> p = LoadPolicyFile(name);
   if (p.ok()) return *std::move(p);
-  err << "ggufguard: " << p.status().message() << " (--policy takes default, strict or a JSON policy file)\n";
+  err << "ggufguard: " << EscapeForDisplay(std::string(p.status().message()), kMaxPathBytes)
+      << " (--policy takes default, strict or a JSON policy file)\n";
   return std::nullopt;
 }
+
+namespace {
 
 // One input's validation: a file through a growing prefix, or standard input
 // read whole under a cap.
@@ -137,6 +144,7 @@ int ListRules(std::ostream& out) {
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && args[0] == "scan") return RunScan({args.begin() + 1, args.end()}, out, err);
   std::optional<Options> o = ParseArgs(args, err);
   if (!o) return kExitUsage;
   if (o->command == "--help" || o->command == "help" || o->command == "-h") {
@@ -149,7 +157,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   if (o->command == "rules") return ListRules(out);
   if (o->command != "validate" && o->command != "inspect") {
-    err << "ggufguard: unknown command '" << o->command << "'\n" << kUsage;
+    err << "ggufguard: unknown command '" << EscapeForDisplay(o->command) << "'\n" << kUsage;
     return kExitUsage;
   }
   if (o->files.empty()) {
@@ -157,42 +165,44 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return kExitUsage;
   }
   if (o->format != "text" && o->format != "json" && o->format != "sarif") {
-    err << "ggufguard: unknown format '" << o->format << "' (text, json or sarif)\n";
+    err << "ggufguard: unknown format '" << EscapeForDisplay(o->format) << "' (text, json or sarif)\n";
     return kExitUsage;
   }
-  std::optional<Policy> policy = LoadPolicy(o->policy, err);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
 
-  std::vector<std::unique_ptr<Validated>> results;
-  std::vector<FileOutcome> outcomes;
+  // Each file is written out as soon as it is validated and then dropped:
+  // memory does not grow with the number of files.
+  std::unique_ptr<ReportWriter> writer;
+  if (o->command == "inspect") {
+    writer = MakeTextWriter(out);
+  } else if (o->format == "sarif") {
+    writer = MakeSarifWriter(out, *policy);
+  } else if (o->format == "json") {
+    writer = MakeJsonWriter(out, policy->name);
+  } else {
+    writer = MakeTextWriter(out);
+  }
   int code = kExitValid;
   for (const std::string& path : o->files) {
-    results.push_back(ValidateInput(path, *policy, *o));
-    const Validated& v = *results.back();
-    outcomes.push_back(FileOutcome{path, v.report(), v.io_error});
-    if (v.report() == nullptr) {
+    std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
+    const FileOutcome outcome{path, v->report(), v->io_error};
+    if (v->report() == nullptr) {
       code = std::max<int>(code, kExitIo);
-    } else if (!v.report()->valid()) {
+    } else if (!v->report()->valid()) {
       code = std::max<int>(code, kExitInvalid);
     }
-  }
-  if (o->command == "inspect") {
-    for (const FileOutcome& f : outcomes) {
-      if (f.report == nullptr) {
-        err << f.label << ": I/O error: " << f.io_error << "\n";
+    if (o->command == "inspect") {
+      // inspect also prints the findings, so a reader sees why a header is odd.
+      if (outcome.report == nullptr) {
+        err << RenderTextFile(outcome) << std::flush;
       } else {
-        out << RenderInspect(f.label, *f.report);
+        out << RenderInspect(outcome.label, *outcome.report);
       }
     }
-    // inspect also prints the findings, so a reader sees why a header is odd.
-    out << RenderText(outcomes);
-    return code;
+    writer->Add(outcome);
   }
-  if (o->format == "sarif") {
-    out << RenderSarif(outcomes, *policy);
-  } else {
-    out << (o->format == "json" ? RenderJson(outcomes, policy->name) : RenderText(outcomes));
-  }
+  writer->Finish();
   return code;
 }
 

@@ -2,9 +2,12 @@
 #ifndef GGUFGUARD_CLI_CLI_H_
 #define GGUFGUARD_CLI_CLI_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
 
@@ -19,6 +22,13 @@ enum ExitCode : int {
 
 // args excludes the program name. Reads standard input for "-".
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// `ggufguard scan ARGS` (cli/scan.cc); args exclude "scan".
+int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// --policy: a built-in name or a policy file; on failure says why on `err`
+// (escaped) and returns nullopt, a usage error.
+std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err);
 
 }  // namespace ggufguard
 

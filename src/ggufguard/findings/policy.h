@@ -28,6 +28,9 @@ struct Limits {
   uint64_t min_alignment = 1;
   uint64_t max_alignment = uint64_t{1} << 20;      // ggml accepts 2^31: a pad that hides gigabytes
   uint32_t max_findings_per_rule = 100;            // the rest are counted, not listed
+  // Entries of every other list in a report (templates, key collision
+  // groups, the keys listed in those groups); the rest are counted.
+  uint32_t max_list_entries = 100;
   // Semantic limits (docs/policy.md). Each is far above every real model so
   // that only absurd values, which exist to exhaust a loader, trip them.
   uint64_t max_chat_template_bytes = uint64_t{1} << 20;  // real templates are < 64 KiB

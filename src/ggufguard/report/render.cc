@@ -1,8 +1,10 @@
 #include "ggufguard/report/render.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "ggufguard/base/sv.h"
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
@@ -51,107 +53,175 @@ Json HeaderJson(const Report& r) {
 std::string ShortValue(const Value& v);
 
 // Each chat template's digest, so that a gatekeeper can allow-list the
-// templates it has reviewed.
-Json TemplatesJson(const Report& r) {
+// templates it has reviewed: at most the policy's max_list_entries, the rest
+// counted in templates_suppressed.
+void AddTemplates(const Report& r, Json& f) {
+  uint64_t not_listed = 0;
   Json out = Json::array();
-  for (const TemplateDigest& d : ChatTemplateDigests(r.header)) {
+  for (const TemplateDigest& d : ChatTemplateDigests(r.header, r.max_list_entries, &not_listed)) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
                    {"sha256", d.sha256}});
   }
-  return out;
+  f["templates"] = std::move(out);
+  f["templates_suppressed"] = not_listed;
 }
 
 // For each group of colliding keys (GG3011/GG3012), the value each kind of
-// reader would use (see loader_rules.h).
-Json KeyCollisionsJson(const Report& r) {
+// reader would use (see loader_rules.h); bounded when validated.
+void AddKeyCollisions(const Report& r, Json& f) {
   const GgufHeader& h = r.header;
   auto reading = [&](std::optional<size_t> i) -> Json {
     if (!i) return nullptr;
     return {{"offset", h.kvs[*i].offset}, {"value", ShortValue(h.kvs[*i].value)}};
   };
   Json out = Json::array();
-  for (const KeyReadings& g : FindKeyReadings(h)) {
+  for (const KeyReadings& g : r.key_collisions) {
     Json keys = Json::array();
     for (size_t i : g.kvs) keys.push_back({{"key", EscapeForDisplay(h.kvs[i].key, 256)}, {"offset", h.kvs[i].offset}});
     out.push_back({{"key", EscapeForDisplay(g.name, 256)},
                    {"keys", std::move(keys)},
+                   {"keys_suppressed", g.keys_suppressed},
                    {"readings",
                     {{"exact", reading(g.exact)}, {"c_string", reading(g.c_string)}, {"last_wins", reading(g.last_wins)}}}});
   }
-  return out;
+  f["key_collisions"] = std::move(out);
+  f["key_collisions_suppressed"] = r.key_collisions_suppressed;
 }
+
+// One input's entry of the JSON report, also one line of `scan`'s output.
+// Every string in it is printable ASCII: file bytes, paths and I/O errors
+// (which name the path) go through EscapeForDisplay, so no consumer that
+// prints a field can be made to print a control byte.
+Json FileJson(const FileOutcome& o) {
+  Json f;
+  f["file"] = EscapeForDisplay(o.label, kMaxPathBytes);
+  f["verdict"] = Verdict(o);
+  if (o.report == nullptr) {
+    f["error"] = EscapeForDisplay(o.io_error, kMaxPathBytes);
+    return f;
+  }
+  const Report& r = *o.report;
+  f["header_parsed"] = r.header_parsed;
+  f["header"] = HeaderJson(r);
+  Json findings = Json::array();
+  for (const Finding& x : r.findings) {
+    const RuleInfo* info = FindRule(x.rule);
+    findings.push_back({{"rule", RuleCode(x.rule)},
+                        {"name", info ? info->name : "unknown"},
+                        {"severity", SeverityName(x.severity)},
+                        {"offset", x.offset},
+                        {"message", x.message}});
+  }
+  f["findings"] = std::move(findings);
+  Json suppressed = Json::array();
+  for (const auto& [rule, count] : r.suppressed) suppressed.push_back({{"rule", RuleCode(rule)}, {"count", count}});
+  f["suppressed"] = std::move(suppressed);
+  Counts c = CountFindings(r);
+  f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
+  if (r.header_parsed) {
+    AddTemplates(r, f);
+    AddKeyCollisions(r, f);
+  }
+  return f;
+}
+
+// Findings' messages escape file bytes and FileJson escapes the rest, so the
+// document is ASCII; `replace` is a second guard that keeps it valid UTF-8.
+std::string Dump(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
 }  // namespace
 
-std::string RenderText(const std::vector<FileOutcome>& outcomes) {
+std::string RenderTextFile(const FileOutcome& o) {
   std::string out;
-  for (const FileOutcome& o : outcomes) {
-    std::string label = EscapeForDisplay(o.label, 4096);
-    if (o.report == nullptr) {
-      absl::StrAppend(&out, label, ": I/O error: ", o.io_error, "\n");
-      continue;
-    }
-    for (const Finding& f : o.report->findings) {
-      const RuleInfo* info = FindRule(f.rule);
-      absl::StrAppend(&out, label, ":", f.offset, ": ", Sv(SeverityName(f.severity)), " ", RuleCode(f.rule), " ",
-                      Sv(info ? info->name : "unknown"), ": ", f.message, "\n");
-    }
-    for (const auto& [rule, count] : o.report->suppressed) {
-      const RuleInfo* info = FindRule(rule);
-      absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),
-                      " findings not listed\n");
-    }
-    Counts c = CountFindings(*o.report);
-    absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
-                    " notes)\n");
+  const std::string label = EscapeForDisplay(o.label, kMaxPathBytes);
+  if (o.report == nullptr) {
+    absl::StrAppend(&out, label, ": I/O error: ", EscapeForDisplay(o.io_error, kMaxPathBytes), "\n");
+    return out;
   }
+  for (const Finding& f : o.report->findings) {
+    const RuleInfo* info = FindRule(f.rule);
+    absl::StrAppend(&out, label, ":", f.offset, ": ", Sv(SeverityName(f.severity)), " ", RuleCode(f.rule), " ",
+                    Sv(info ? info->name : "unknown"), ": ", f.message, "\n");
+  }
+  for (const auto& [rule, count] : o.report->suppressed) {
+    const RuleInfo* info = FindRule(rule);
+    absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),
+                    " findings not listed\n");
+  }
+  Counts c = CountFindings(*o.report);
+  absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
+                  " notes)\n");
   return out;
 }
 
-std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_view policy_name) {
-  Json doc;
-  doc["schema"] = "https://ggufguard.dev/schemas/report-v1.json";
-  doc["schema_version"] = kReportSchemaVersion;
-  doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
-  doc["policy"] = policy_name;
-  Json files = Json::array();
-  for (const FileOutcome& o : outcomes) {
-    Json f;
-    f["file"] = o.label;
-    f["verdict"] = Verdict(o);
-    if (o.report == nullptr) {
-      f["error"] = o.io_error;
-      files.push_back(std::move(f));
-      continue;
-    }
-    const Report& r = *o.report;
-    f["header_parsed"] = r.header_parsed;
-    f["header"] = HeaderJson(r);
-    Json findings = Json::array();
-    for (const Finding& x : r.findings) {
-      const RuleInfo* info = FindRule(x.rule);
-      findings.push_back({{"rule", RuleCode(x.rule)},
-                          {"name", info ? info->name : "unknown"},
-                          {"severity", SeverityName(x.severity)},
-                          {"offset", x.offset},
-                          {"message", x.message}});
-    }
-    f["findings"] = std::move(findings);
-    Json suppressed = Json::array();
-    for (const auto& [rule, count] : r.suppressed) suppressed.push_back({{"rule", RuleCode(rule)}, {"count", count}});
-    f["suppressed"] = std::move(suppressed);
-    Counts c = CountFindings(r);
-    f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
-    if (r.header_parsed) {
-      f["templates"] = TemplatesJson(r);
-      f["key_collisions"] = KeyCollisionsJson(r);
-    }
-    files.push_back(std::move(f));
+std::string RenderText(const std::vector<FileOutcome>& outcomes) {
+  std::string out;
+  for (const FileOutcome& o : outcomes) out += RenderTextFile(o);
+  return out;
+}
+
+std::string RenderJsonLine(const FileOutcome& o) {
+  Json line;
+  line["type"] = "file";
+  Json file = FileJson(o);
+  for (auto& [k, v] : file.items()) line[k] = std::move(v);
+  if (o.report != nullptr) line["size"] = o.report->file_size;
+  return Dump(line, -1) + "\n";
+}
+
+namespace {
+
+class TextWriter final : public ReportWriter {
+ public:
+  explicit TextWriter(std::ostream& out) : out_(out) {}
+  void Add(const FileOutcome& o) override { out_ << RenderTextFile(o) << std::flush; }
+  void Finish() override {}
+
+ private:
+  std::ostream& out_;
+};
+
+// The JSON document of RenderJson, written one file at a time: the head,
+// then each file's entry as it comes (indented as dump(2) would nest it),
+// then the tail.
+class JsonWriter final : public ReportWriter {
+ public:
+  JsonWriter(std::ostream& out, std::string_view policy_name) : out_(out) {
+    Json doc;
+    doc["schema"] = "https://ggufguard.dev/schemas/report-v1.json";
+    doc["schema_version"] = kReportSchemaVersion;
+    doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
+    doc["policy"] = policy_name;
+    std::string head = Dump(doc, 2);
+    head.resize(head.size() - 2);  // drop "\n}"
+    out_ << head << ",\n  \"files\": [";
   }
-  doc["files"] = std::move(files);
-  // Every string is ASCII already (messages escape file bytes); `replace`
-  // guards the labels, which come from the command line.
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  void Add(const FileOutcome& o) override {
+    std::string entry = Dump(FileJson(o), 2);
+    absl::StrReplaceAll({{"\n", "\n    "}}, &entry);
+    out_ << (first_ ? "\n    " : ",\n    ") << entry << std::flush;
+    first_ = false;
+  }
+  void Finish() override { out_ << (first_ ? "]\n}\n" : "\n  ]\n}\n") << std::flush; }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> MakeTextWriter(std::ostream& out) { return std::make_unique<TextWriter>(out); }
+std::unique_ptr<ReportWriter> MakeJsonWriter(std::ostream& out, std::string_view policy_name) {
+  return std::make_unique<JsonWriter>(out, policy_name);
+}
+
+std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_view policy_name) {
+  std::ostringstream out;
+  std::unique_ptr<ReportWriter> w = MakeJsonWriter(out, policy_name);
+  for (const FileOutcome& o : outcomes) w->Add(o);
+  w->Finish();
+  return out.str();
 }
 
 namespace {
@@ -214,7 +284,7 @@ std::string ShortValue(const Value& v) {
 std::string RenderInspect(std::string_view label, const Report& r) {
   const GgufHeader& h = r.header;
   std::string out;
-  absl::StrAppend(&out, "file: ", EscapeForDisplay(label, 4096), "\n");
+  absl::StrAppend(&out, "file: ", EscapeForDisplay(label, kMaxPathBytes), "\n");
   absl::StrAppend(&out, "version: ", h.version, "  byte order: ", Sv(ByteOrderName(h.byte_order)),
                   "  tensors: ", h.tensor_count, "  kvs: ", h.kv_count, "  file size: ", r.file_size, "\n");
   if (h.data_offset_known) {

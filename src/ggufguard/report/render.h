@@ -4,6 +4,8 @@
 #ifndef GGUFGUARD_REPORT_RENDER_H_
 #define GGUFGUARD_REPORT_RENDER_H_
 
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +24,30 @@ struct FileOutcome {
   std::string io_error;
 };
 
+// Paths are printed escaped up to PATH_MAX bytes.
+inline constexpr size_t kMaxPathBytes = 4096;
+
 // `FILE:OFFSET: severity GGnnnn rule-name: message` per finding, then a
-// verdict line per file.
+// verdict line per file. The path and every byte from the file are escaped
+// (EscapeForDisplay): no line of the output can be forged by either.
 std::string RenderText(const std::vector<FileOutcome>& outcomes);
+std::string RenderTextFile(const FileOutcome& outcome);
 std::string RenderJson(const std::vector<FileOutcome>& outcomes, std::string_view policy_name);
+// One line of JSON (docs/scan.schema.json): the file's entry of the JSON
+// report with "type": "file" and the file's size.
+std::string RenderJsonLine(const FileOutcome& outcome);
+
+// Writes a report one input at a time, so that a run over many files keeps
+// nothing of a file once its part is written (flushed at once).
+class ReportWriter {
+ public:
+  virtual ~ReportWriter() = default;
+  virtual void Add(const FileOutcome& outcome) = 0;
+  virtual void Finish() = 0;  // after the last input
+};
+std::unique_ptr<ReportWriter> MakeTextWriter(std::ostream& out);
+// RenderJson's document, written as it goes.
+std::unique_ptr<ReportWriter> MakeJsonWriter(std::ostream& out, std::string_view policy_name);
 // A gguf-dump-like listing of the header, safe to print on a terminal.
 std::string RenderInspect(std::string_view label, const Report& report);
 

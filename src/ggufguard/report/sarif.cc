@@ -1,8 +1,11 @@
 #include "ggufguard/report/sarif.h"
 
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -61,55 +64,89 @@ size_t RuleIndex(RuleId id) {
 
 std::string RuleHelpUri(RuleId id) { return absl::StrCat(Sv(kInformationUri), "/docs/rules/", RuleCode(id), ".md"); }
 
-std::string RenderSarif(const std::vector<FileOutcome>& outcomes, const Policy& policy) {
-  Json results = Json::array();
-  Json artifacts = Json::array();
-  Json notifications = Json::array();
-  Json suppressed = Json::array();
-  for (const FileOutcome& o : outcomes) {
+namespace {
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// Results are written as each file comes; what SARIF keeps elsewhere in the
+// run (an artifact per file, I/O errors, suppressed counts) is a few hundred
+// bytes per file, held until the end: SARIF has one document per run.
+// Messages escape file bytes; paths are URIs (percent-encoded) and I/O errors
+// are escaped, so the document is ASCII.
+class SarifWriter final : public ReportWriter {
+ public:
+  SarifWriter(std::ostream& out, const Policy& policy) : out_(out), policy_name_(policy.name) {
+    Json tool = {{"driver",
+                  {{"name", "ggufguard"},
+                   {"version", kToolVersion},
+                   {"semanticVersion", kToolVersion},
+                   {"informationUri", kInformationUri},
+                   {"rules", RulesJson(policy)}}}};
+    out_ << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\"tool\":"
+         << Dump(tool) << ",\n\"results\":[";
+  }
+
+  void Add(const FileOutcome& o) override {
     const std::string uri = PathToUri(o.label);
     if (o.report == nullptr) {
-      notifications.push_back({{"level", "error"},
-                               {"message", {{"text", absl::StrCat("I/O error: ", o.io_error)}}},
-                               {"locations", Json::array({Json{{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}}}}})}});
-      continue;
+      notifications_.push_back(
+          {{"level", "error"},
+           {"message", {{"text", absl::StrCat("I/O error: ", EscapeForDisplay(o.io_error, kMaxPathBytes))}}},
+           {"locations", Json::array({Json{{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}}}}})}});
+      return;
     }
     const Report& r = *o.report;
-    artifacts.push_back({{"location", {{"uri", uri}}},
-                         {"length", r.file_size},
-                         {"properties", {{"verdict", r.valid() ? "valid" : "invalid"}}}});
+    artifacts_.push_back({{"location", {{"uri", uri}}},
+                          {"length", r.file_size},
+                          {"properties", {{"verdict", r.valid() ? "valid" : "invalid"}}}});
     for (const Finding& f : r.findings) {
-      results.push_back(
-          {{"ruleId", RuleCode(f.rule)},
-           {"ruleIndex", RuleIndex(f.rule)},
-           {"level", SarifLevel(f.severity)},
-           {"message", {{"text", f.message}}},
-           {"locations", Json::array({Json{{"physicalLocation",
-                                            {{"artifactLocation", {{"uri", uri}}},
-                                             {"region", {{"byteOffset", f.offset}, {"byteLength", 1}}}}}}})}});
+      Json result = {
+          {"ruleId", RuleCode(f.rule)},
+          {"ruleIndex", RuleIndex(f.rule)},
+          {"level", SarifLevel(f.severity)},
+          {"message", {{"text", f.message}}},
+          {"locations", Json::array({Json{{"physicalLocation",
+                                           {{"artifactLocation", {{"uri", uri}}},
+                                            {"region", {{"byteOffset", f.offset}, {"byteLength", 1}}}}}}})}};
+      out_ << (first_result_ ? "\n" : ",\n") << Dump(result);
+      first_result_ = false;
     }
     for (const auto& [rule, count] : r.suppressed) {
-      suppressed.push_back({{"uri", uri}, {"ruleId", RuleCode(rule)}, {"count", count}});
+      suppressed_.push_back({{"uri", uri}, {"ruleId", RuleCode(rule)}, {"count", count}});
     }
+    out_ << std::flush;
   }
-  Json invocation = {{"executionSuccessful", notifications.empty()}};
-  if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
-  Json run = {{"tool",
-               {{"driver",
-                 {{"name", "ggufguard"},
-                  {"version", kToolVersion},
-                  {"semanticVersion", kToolVersion},
-                  {"informationUri", kInformationUri},
-                  {"rules", RulesJson(policy)}}}}},
-              {"invocations", Json::array({std::move(invocation)})},
-              {"artifacts", std::move(artifacts)},
-              {"results", std::move(results)},
-              {"properties", {{"policy", policy.name}, {"suppressed", std::move(suppressed)}}}};
-  Json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-              {"version", "2.1.0"},
-              {"runs", Json::array({std::move(run)})}};
-  // Messages escape file bytes already; `replace` guards the labels.
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+
+  void Finish() override {
+    Json invocation = {{"executionSuccessful", notifications_.empty()}};
+    if (!notifications_.empty()) invocation["toolExecutionNotifications"] = std::move(notifications_);
+    out_ << "],\n\"invocations\":" << Dump(Json::array({std::move(invocation)})) << ",\n\"artifacts\":"
+         << Dump(artifacts_) << ",\n\"properties\":"
+         << Dump({{"policy", policy_name_}, {"suppressed", std::move(suppressed_)}}) << "}]}\n"
+         << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::string policy_name_;
+  bool first_result_ = true;
+  Json artifacts_ = Json::array();
+  Json notifications_ = Json::array();
+  Json suppressed_ = Json::array();
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> MakeSarifWriter(std::ostream& out, const Policy& policy) {
+  return std::make_unique<SarifWriter>(out, policy);
+}
+
+std::string RenderSarif(const std::vector<FileOutcome>& outcomes, const Policy& policy) {
+  std::ostringstream out;
+  std::unique_ptr<ReportWriter> w = MakeSarifWriter(out, policy);
+  for (const FileOutcome& o : outcomes) w->Add(o);
+  w->Finish();
+  return out.str();
 }
 
 }  // namespace ggufguard

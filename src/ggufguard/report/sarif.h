@@ -19,6 +19,8 @@ inline constexpr std::string_view kInformationUri = "https://ggufguard.dev";
 std::string RuleHelpUri(RuleId id);
 
 std::string RenderSarif(const std::vector<FileOutcome>& outcomes, const Policy& policy);
+// RenderSarif's document, written as it goes (results per file at once).
+std::unique_ptr<ReportWriter> MakeSarifWriter(std::ostream& out, const Policy& policy);
 
 }  // namespace ggufguard
 

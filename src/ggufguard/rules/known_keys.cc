@@ -195,17 +195,23 @@ bool IsTransformerArch(std::string_view arch) {
   return info != nullptr && info->kind == ArchKind::kModel && info->attention;
 }
 
-KeyIndex::KeyIndex(const GgufHeader& header) {
-  first_.reserve(header.kvs.size());
-  for (const KeyValue& kv : header.kvs) first_.emplace(CStringKey(kv.key), &kv);
+KeyIndex::KeyIndex(const GgufHeader& header) : header_(header), groups_(header) {
   arch_kv_ = Find("general.architecture");
   if (arch_kv_ != nullptr && arch_kv_->value.type == ValueType::kString) arch_ = arch_kv_->value.AsString();
   arch_info_ = FindArchInfo(arch_);
 }
 
+// A key equal to `key` as a C string has the same canonical key, so it is
+// among the candidates, which come in file order: the first match is
+// gguf_find_key's answer.
 const KeyValue* KeyIndex::Find(std::string_view key) const {
-  auto it = first_.find(key);
-  return it == first_.end() ? nullptr : it->second;
+  const KeyValue* found = nullptr;
+  groups_.ForEachCandidate(key, [&](uint32_t i) {
+    if (CStringKey(header_.kvs[i].key) != key) return true;
+    found = &header_.kvs[i];
+    return false;
+  });
+  return found;
 }
 
 const KeyValue* KeyIndex::FindArch(std::string_view suffix) const {

@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/format/value_type.h"
+#include "ggufguard/rules/key_groups.h"
 
 namespace ggufguard {
 
@@ -113,10 +113,13 @@ inline std::string_view CStringKey(std::string_view key) { return key.substr(0, 
 // against the stored key's c_str(), so a lookup answers the first key equal
 // as a C string ("k\0x" answers "k"). The semantic rules read values through
 // this index so that they check what the loader will use. Built once per
-// validation; borrows the header.
+// validation; borrows the header. Its KeyGroups also serve the duplicate and
+// collision rules.
 class KeyIndex {
  public:
   explicit KeyIndex(const GgufHeader& header);
+  KeyIndex(const KeyIndex&) = delete;
+  KeyIndex& operator=(const KeyIndex&) = delete;
 
   const KeyValue* Find(std::string_view key) const;
   // "{arch}.suffix" for the file's architecture; nullptr without one.
@@ -128,9 +131,11 @@ class KeyIndex {
   // The architecture's table entry; nullptr for a name llama.cpp does not know.
   const ArchInfo* arch_info() const { return arch_info_; }
   const KeyValue* arch_kv() const { return arch_kv_; }
+  const KeyGroups& groups() const { return groups_; }
 
  private:
-  absl::flat_hash_map<std::string_view, const KeyValue*> first_;
+  const GgufHeader& header_;
+  KeyGroups groups_;
   const KeyValue* arch_kv_ = nullptr;
   std::string_view arch_;
   const ArchInfo* arch_info_ = nullptr;

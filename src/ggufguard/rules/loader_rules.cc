@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/checked_math.h"
@@ -188,24 +187,35 @@ void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys) {
   CheckHeaderMemory(ctx);
 }
 
-std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header) {
-  std::vector<KeyReadings> groups;
-  absl::flat_hash_map<std::string, size_t> group_of;
-  for (size_t i = 0; i < header.kvs.size(); ++i) {
-    auto [it, inserted] = group_of.emplace(CanonicalKey(header.kvs[i].key), groups.size());
-    if (inserted) groups.push_back(KeyReadings{it->first, {}, std::nullopt, std::nullopt, 0});
-    groups[it->second].kvs.push_back(i);
-  }
-  std::erase_if(groups, [](const KeyReadings& g) { return g.kvs.size() < 2; });
-  for (KeyReadings& g : groups) {
-    for (size_t i : g.kvs) {
+std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header, const KeyGroups& groups, size_t max_groups,
+                                         size_t max_keys, uint64_t* groups_not_listed) {
+  std::vector<KeyReadings> out;
+  *groups_not_listed = 0;
+  size_t keys_listed = 0;
+  std::string scratch;
+  for (size_t first = 0; first < header.kvs.size(); ++first) {
+    if (groups.FirstCanonical(first) != first || groups.CanonicalGroupSize(first) < 2) continue;
+    if (out.size() == max_groups) {
+      ++*groups_not_listed;
+      continue;
+    }
+    KeyReadings g;
+    g.name = std::string(CanonicalView(header.kvs[first].key, &scratch));
+    for (uint32_t i : groups.Members(static_cast<uint32_t>(first))) {
       std::string_view key = header.kvs[i].key;
       if (!g.exact && key == g.name) g.exact = i;
       if (!g.c_string && CStringKey(key) == g.name) g.c_string = i;
+      g.last_wins = i;
+      if (keys_listed < max_keys) {
+        g.kvs.push_back(i);
+        ++keys_listed;
+      } else {
+        ++g.keys_suppressed;
+      }
     }
-    g.last_wins = g.kvs.back();
+    out.push_back(std::move(g));
   }
-  return groups;
+  return out;
 }
 
 }  // namespace ggufguard

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ggufguard/format/header.h"
+#include "ggufguard/rules/key_groups.h"
 
 namespace ggufguard {
 
@@ -18,7 +19,8 @@ namespace ggufguard {
 // program looks up `name`. Indices are into header.kvs.
 struct KeyReadings {
   std::string name;          // the canonical key the group shares
-  std::vector<size_t> kvs;   // every KV of the group, in file order
+  std::vector<size_t> kvs;   // the group's first KVs, in file order (see keys_suppressed)
+  uint64_t keys_suppressed = 0;  // KVs of the group not listed in `kvs`
   // A reader that compares key bytes and takes the first match (gguf-py's
   // dict before #19856 raised, gguf-parser-go's Get): the first KV whose key
   // is exactly `name`; none when every key differs from it.
@@ -31,8 +33,13 @@ struct KeyReadings {
   size_t last_wins = 0;
 };
 
-// The groups of two or more keys, ordered by their first KV. Linear.
-std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header);
+// The groups of two or more keys, ordered by their first KV: at most
+// `max_groups` of them (the others are counted in *groups_not_listed), and at
+// most `max_keys` KVs listed across all groups (each group counts the rest in
+// keys_suppressed). The readings always consider every KV of a group. Linear
+// in the number of KVs; the report built from it is bounded whatever the file.
+std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header, const KeyGroups& groups, size_t max_groups,
+                                         size_t max_keys, uint64_t* groups_not_listed);
 
 }  // namespace ggufguard
 

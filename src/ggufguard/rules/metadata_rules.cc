@@ -3,7 +3,6 @@
 #include <cstring>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/checked_math.h"
@@ -64,26 +63,30 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx) {
   }
 }
 
-void CheckDuplicateKeys(RuleContext& ctx) {
+// Exact duplicates, then keys that differ only in the ways other readers
+// ignore; the groups come from the KeyIndex (key_groups.h), so a million keys
+// cost a sort, not a million hash-map insertions.
+void CheckDuplicateKeys(RuleContext& ctx, const KeyGroups& groups) {
   const auto& kvs = ctx.header.kvs;
-  absl::flat_hash_map<std::string_view, size_t> exact;
-  absl::flat_hash_map<std::string, size_t> canonical;
-  exact.reserve(kvs.size());
+  RuleReporter duplicate(ctx, RuleId::kDuplicateKey);
+  RuleReporter collision(ctx, RuleId::kKeyCollision);
   for (size_t i = 0; i < kvs.size(); ++i) {
-    auto [it, inserted] = exact.emplace(kvs[i].key, i);
-    if (!inserted) {
-      ctx.sink.Add(RuleId::kDuplicateKey, kvs[i].offset,
-                   absl::StrCat("duplicate key '", EscapeForDisplay(kvs[i].key), "' (first at offset ",
-                                kvs[it->second].offset, "); readers disagree on which value wins"));
+    const uint32_t exact = groups.FirstExact(i);
+    if (exact != i) {
+      duplicate.Add(kvs[i].offset, [&] {
+        return absl::StrCat("duplicate key '", EscapeForDisplay(kvs[i].key), "' (first at offset ", kvs[exact].offset,
+                            "); readers disagree on which value wins");
+      });
       continue;
     }
-    auto [cit, cinserted] = canonical.emplace(CanonicalKey(kvs[i].key), i);
-    if (!cinserted) {
-      const KeyValue& first = kvs[cit->second];
-      ctx.sink.Add(RuleId::kKeyCollision, kvs[i].offset,
-                   absl::StrCat("key '", EscapeForDisplay(kvs[i].key), "' collides with '", EscapeForDisplay(first.key),
-                                "' (offset ", first.offset,
-                                ") once truncated at NUL, trimmed of white space or case-folded, as other readers do"));
+    const uint32_t canonical = groups.FirstCanonical(i);
+    if (canonical != i) {
+      const KeyValue& first = kvs[canonical];
+      collision.Add(kvs[i].offset, [&] {
+        return absl::StrCat("key '", EscapeForDisplay(kvs[i].key), "' collides with '", EscapeForDisplay(first.key),
+                            "' (offset ", first.offset,
+                            ") once truncated at NUL, trimmed of white space or case-folded, as other readers do");
+      });
     }
   }
 }
@@ -365,25 +368,12 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
 
 }  // namespace
 
-std::string CanonicalKey(std::string_view key) {
-  size_t nul = key.find('\0');
-  if (nul != std::string_view::npos) key = key.substr(0, nul);
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
-  while (!key.empty() && is_space(key.front())) key.remove_prefix(1);
-  while (!key.empty() && is_space(key.back())) key.remove_suffix(1);
-  std::string out(key);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-void CheckMetadataEncoding(RuleContext& ctx) {
+void CheckMetadataEncoding(RuleContext& ctx, const KeyIndex& keys) {
   for (const KeyValue& kv : ctx.header.kvs) {
     CheckKey(kv, ctx);
     CheckValue(kv, ctx);
   }
-  CheckDuplicateKeys(ctx);
+  CheckDuplicateKeys(ctx, keys.groups());
 }
 
 }  // namespace ggufguard

@@ -25,7 +25,8 @@ struct RuleContext {
 
 // 3xxx: keys (grammar, bytes, duplicates, collisions) and value encodings
 // (UTF-8, NUL, bools, finite floats).
-void CheckMetadataEncoding(RuleContext& ctx);
+// Duplicates and collisions come from the index's KeyGroups.
+void CheckMetadataEncoding(RuleContext& ctx, const KeyIndex& keys);
 // 4xxx: general.alignment; sets header.alignment and header.data_offset.
 void CheckAlignment(RuleContext& ctx);
 // 5xxx: tensor names, dims and types; fills each tensor's byte size.

@@ -67,10 +67,15 @@ void CheckChatTemplates(RuleContext& ctx) {
   }
 }
 
-std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header) {
+std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed) {
   std::vector<TemplateDigest> out;
+  *not_listed = 0;
   for (const KeyValue& kv : header.kvs) {
     if (kv.value.type != ValueType::kString || !IsChatTemplateKey(CStringKey(kv.key))) continue;
+    if (out.size() == max_listed) {
+      ++*not_listed;
+      continue;
+    }
     std::string_view tmpl = kv.value.AsString();
     out.push_back(TemplateDigest{kv.key, kv.value.offset, tmpl.size(), Sha256Hex(tmpl)});
   }

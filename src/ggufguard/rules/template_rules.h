@@ -25,9 +25,11 @@ struct TemplateDigest {
   std::string sha256;    // lower-case hex
 };
 
-// One per string-valued template key, in file order. Hashes the templates,
-// so it runs when a report is rendered, not during validation.
-std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header);
+// One per string-valued template key, in file order, for the first
+// `max_listed` of them; the others are counted in *not_listed (a header may
+// hold a million template keys). Hashes the templates it lists, so it runs
+// when a report is rendered, not during validation.
+std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed);
 
 }  // namespace ggufguard
 

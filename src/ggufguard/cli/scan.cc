@@ -1,0 +1,392 @@
+// `ggufguard scan`: validates every GGUF file under directories and in path
+// lists, in parallel, writing each file's result as soon as it is done.
+// docs/scale.md shows how a hub runs it; docs/scan.schema.json describes its
+// JSON lines.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/cli/cli.h"
+#include "ggufguard/cli/scan_walk.h"
+#include "ggufguard/io/source.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/report/sarif.h"
+#include "ggufguard/validate.h"
+#include "nlohmann/json.hpp"
+
+namespace ggufguard {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kScanUsage[] =
+    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
+    "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
+    "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
+    "(default: every core). One result per file as soon as it is done, then a summary.\n"
+    "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error\n";
+
+struct ScanOptions {
+  unsigned jobs = 0;  // 0: every core
+  std::string format = "jsonl";
+  std::string policy = "default";
+  WalkOptions walk;
+  std::optional<std::string> files_from;
+  std::optional<bool> nul;
+  std::vector<std::string> paths;
+};
+
+std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
+  ScanOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) {
+        err << "ggufguard scan: " << EscapeForDisplay(a) << " needs a value\n" << kScanUsage;
+        return std::nullopt;
+      }
+      return args[++i];
+    };
+    if (a == "--jobs" || a == "-j") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      if (!absl::SimpleAtoi(*v, &o.jobs) || o.jobs == 0 || o.jobs > 1024) {
+        err << "ggufguard scan: --jobs wants a number from 1 to 1024, not '" << EscapeForDisplay(*v) << "'\n";
+        return std::nullopt;
+      }
+    } else if (a == "--format") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      o.format = *v;
+    } else if (a == "--policy") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      o.policy = *v;
+    } else if (a == "--files-from") {
+      o.files_from = value();
+      if (!o.files_from) return std::nullopt;
+    } else if (a == "--null" || a == "-0") {
+      o.nul = true;
+    } else if (a == "--recursive" || a == "-r") {
+      o.walk.recursive = true;
+    } else if (a == "--all-files") {
+      o.walk.all_files = true;
+    } else if (a == "--follow-symlinks") {
+      o.walk.follow_symlinks = true;
+    } else if (a == "--help" || a == "-h") {
+      err << kScanUsage;
+      return std::nullopt;
+    } else if (a == "--") {
+      o.paths.insert(o.paths.end(), args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    } else if (a.size() > 1 && a[0] == '-') {
+      err << "ggufguard scan: unknown option " << EscapeForDisplay(a, kMaxPathBytes) << "\n" << kScanUsage;
+      return std::nullopt;
+    } else {
+      o.paths.push_back(a);
+    }
+  }
+  if (o.format != "jsonl" && o.format != "text" && o.format != "sarif") {
+    err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format) << "' (jsonl, text or sarif)\n";
+    return std::nullopt;
+  }
+  if (o.paths.empty() && !o.files_from) {
+    err << "ggufguard scan: nothing to scan (give a PATH or --files-from)\n" << kScanUsage;
+    return std::nullopt;
+  }
+  return o;
+}
+
+// A queue of bounded size between the walk and the workers: the walk waits
+// when the workers fall behind, so the paths in flight stay few.
+class EntryQueue {
+ public:
+  explicit EntryQueue(size_t capacity) : capacity_(capacity) {}
+  void Push(WalkEntry e) {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_full_.wait(lock, [&] { return q_.size() < capacity_; });
+    q_.push_back(std::move(e));
+    not_empty_.notify_one();
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    not_empty_.notify_all();
+  }
+  std::optional<WalkEntry> Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return std::nullopt;
+    WalkEntry e = std::move(q_.front());
+    q_.pop_front();
+    not_full_.notify_one();
+    return e;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable not_full_, not_empty_;
+  std::deque<WalkEntry> q_;
+  size_t capacity_;
+  bool closed_ = false;
+};
+
+struct Totals {
+  uint64_t files = 0, valid = 0, invalid = 0, io_errors = 0, skipped = 0, bytes = 0;
+};
+
+std::string HumanBytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return absl::StrFormat("%.1f %s", b, units[u]);
+}
+
+// Everything written: results (out), the progress bar (err), under one lock
+// so that lines never interleave and the bar is cleared before a result is
+// written to the same terminal.
+class Output {
+ public:
+  Output(const ScanOptions& o, const Policy& policy, std::ostream& out, std::ostream& err, bool progress)
+      : o_(o), out_(out), err_(err), progress_(progress), start_(Clock::now()) {
+    if (o.format == "sarif") writer_ = MakeSarifWriter(out, policy);
+    if (o.format == "text") writer_ = MakeTextWriter(out);
+  }
+
+  void Result(const FileOutcome& outcome, uint64_t size) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++t_.files;
+    t_.bytes += size;
+    if (outcome.report == nullptr) {
+      ++t_.io_errors;
+    } else if (outcome.report->valid()) {
+      ++t_.valid;
+    } else {
+      ++t_.invalid;
+    }
+    ClearBar();
+    if (writer_) {
+      writer_->Add(outcome);
+    } else {
+      out_ << RenderJsonLine(outcome) << std::flush;
+    }
+    DrawBar(false);
+  }
+
+  void Skipped(const WalkEntry& e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++t_.skipped;
+    ClearBar();
+    const std::string path = EscapeForDisplay(e.path, kMaxPathBytes);
+    const std::string reason = EscapeForDisplay(e.reason, kMaxPathBytes);
+    if (o_.format == "jsonl") {
+      out_ << Json{{"type", "skipped"}, {"file", path}, {"reason", reason}}.dump() << "\n" << std::flush;
+    } else if (o_.format == "text") {
+      out_ << path << ": skipped: " << reason << "\n" << std::flush;
+    }  // SARIF has no place for a file that was not read; the count is on stderr
+    DrawBar(false);
+  }
+
+  void Discovered(uint64_t files, uint64_t bytes, bool complete) {
+    std::lock_guard<std::mutex> lock(mu_);
+    total_files_ = files;
+    total_bytes_ = bytes;
+    total_known_ = complete;
+  }
+
+  Totals Finish(int code) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ClearBar();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (writer_) writer_->Finish();
+    if (o_.format == "jsonl") {
+      out_ << Json{{"type", "summary"},        {"files", t_.files},   {"valid", t_.valid},
+                   {"invalid", t_.invalid},    {"io_errors", t_.io_errors}, {"skipped", t_.skipped},
+                   {"bytes", t_.bytes},        {"seconds", seconds},  {"exit_code", code}}
+                  .dump()
+           << "\n";
+    }
+    const std::string summary =
+        absl::StrFormat("scan: %d files (%d valid, %d invalid, %d I/O errors), %d skipped, %s in %.2f s", t_.files,
+                        t_.valid, t_.invalid, t_.io_errors, t_.skipped, HumanBytes(static_cast<double>(t_.bytes)),
+                        seconds);
+    if (o_.format == "text") out_ << summary << "\n";
+    if (o_.format == "sarif") err_ << summary << "\n";
+    out_ << std::flush;
+    return t_;
+  }
+
+ private:
+  void ClearBar() {
+    if (progress_ && bar_shown_) err_ << "\r\x1b[K" << std::flush;
+    bar_shown_ = false;
+  }
+  // At most ten times a second: files done/total, bytes, rate, ETA.
+  void DrawBar(bool force) {
+    if (!progress_) return;
+    const Clock::time_point now = Clock::now();
+    if (!force && now - last_draw_ < std::chrono::milliseconds(100)) {
+      return;
+    }
+    last_draw_ = now;
+    const double seconds = std::max(1e-3, std::chrono::duration<double>(now - start_).count());
+    const double rate = static_cast<double>(t_.files) / seconds;
+    std::string total = total_known_ ? absl::StrCat(total_files_) : absl::StrCat(">=", total_files_);
+    std::string eta = "?";
+    if (total_known_ && t_.bytes > 0 && total_bytes_ >= t_.bytes) {
+      const double left = static_cast<double>(total_bytes_ - t_.bytes) / (static_cast<double>(t_.bytes) / seconds);
+      eta = absl::StrFormat("%d:%02d", static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+    }
+    err_ << absl::StrFormat("\rscan: %d/%s files, %s, %.1f files/s, ETA %s", t_.files, total,
+                            HumanBytes(static_cast<double>(t_.bytes)), rate, eta)
+         << std::flush;
+    bar_shown_ = true;
+  }
+
+  const ScanOptions& o_;
+  std::ostream& out_;
+  std::ostream& err_;
+  const bool progress_;
+  const Clock::time_point start_;
+  std::unique_ptr<ReportWriter> writer_;
+  std::mutex mu_;
+  Totals t_;
+  bool bar_shown_ = false;
+  Clock::time_point last_draw_{};
+  uint64_t total_files_ = 0, total_bytes_ = 0;
+  bool total_known_ = false;
+};
+
+// Every root: the PATH arguments, then the --files-from list. Returns false
+// when the list could not be opened or read (reported as an I/O error).
+bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::string&)>& root,
+                 const std::function<void(WalkEntry)>& error) {
+  for (const std::string& p : o.paths) root(p);
+  if (!o.files_from) return true;
+  std::FILE* in = *o.files_from == "-" ? stdin : std::fopen(o.files_from->c_str(), "rb");
+  if (in == nullptr) {
+    error(WalkEntry{WalkEntry::Kind::kError, *o.files_from, absl::StrCat("cannot open the --files-from list: ",
+                                                                          std::strerror(errno))});
+    return false;
+  }
+  PathListReader reader(in, o.nul);
+  while (std::optional<std::string> p = reader.Next()) root(*p);
+  if (reader.error()) error(WalkEntry{WalkEntry::Kind::kError, *o.files_from, "cannot read the --files-from list"});
+  if (in != stdin) std::fclose(in);
+  return !reader.error();
+}
+
+FileOutcome ValidatePath(const std::string& path, const Policy& policy, std::optional<ValidatedFile>* keep,
+                         std::string* io_error) {
+  absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
+  if (source.ok()) {
+    absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy);
+    if (file.ok()) {
+      keep->emplace(std::move(*file));
+      return FileOutcome{path, &(*keep)->report(), ""};
+    }
+    *io_error = std::string(file.status().message());
+  } else {
+    *io_error = std::string(source.status().message());
+  }
+  return FileOutcome{path, nullptr, *io_error};
+}
+
+}  // namespace
+
+int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::optional<ScanOptions> o = ParseScanArgs(args, err);
+  if (!o) return kExitUsage;
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
+  if (!policy) return kExitUsage;
+  const unsigned jobs = o->jobs != 0 ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
+  // The bar only where a person watches: our own stderr, on a terminal.
+  const bool progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+  Output output(*o, *policy, out, err, progress);
+  std::atomic<int> code{kExitValid};
+  auto raise = [&](int c) {
+    int cur = code.load();
+    while (c > cur && !code.compare_exchange_weak(cur, c)) {
+    }
+  };
+
+  EntryQueue queue(4 * static_cast<size_t>(jobs));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < jobs; ++j) {
+    workers.emplace_back([&] {
+      while (std::optional<WalkEntry> e = queue.Pop()) {
+        if (e->kind == WalkEntry::Kind::kSkipped) {
+          output.Skipped(*e);
+          continue;
+        }
+        if (e->kind == WalkEntry::Kind::kError) {
+          raise(kExitIo);
+          output.Result(FileOutcome{e->path, nullptr, e->reason}, 0);
+          continue;
+        }
+        // The report and the header bytes it borrows live until the result
+        // is written, then go: nothing of a finished file is kept.
+        std::optional<ValidatedFile> validated;
+        std::string io_error;
+        const FileOutcome outcome = ValidatePath(e->path, *policy, &validated, &io_error);
+        raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
+        output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
+      }
+    });
+  }
+
+  // With a progress bar, a second walk counts what the first will find, so
+  // that the bar has a total and an ETA (a list read from standard input
+  // cannot be read twice: the total then grows as the walk goes).
+  std::thread counter;
+  if (progress && o->files_from != "-") {
+    counter = std::thread([&] {
+      uint64_t files = 0, bytes = 0;
+      auto count = [&](WalkEntry e) {
+        if (e.kind != WalkEntry::Kind::kFile) return;
+        ++files;
+        bytes += e.size;
+        if (files % 256 == 0) output.Discovered(files, bytes, false);
+      };
+      ForEachRoot(*o, [&](const std::string& root) { Walk(root, o->walk, count); }, [](WalkEntry) {});
+      output.Discovered(files, bytes, true);
+    });
+  }
+  uint64_t found = 0, found_bytes = 0;
+  auto feed = [&](WalkEntry e) {
+    if (e.kind == WalkEntry::Kind::kFile) {
+      ++found;
+      found_bytes += e.size;
+      if (!progress || o->files_from == "-") output.Discovered(found, found_bytes, false);
+    }
+    queue.Push(std::move(e));
+  };
+  ForEachRoot(*o, [&](const std::string& root) { Walk(root, o->walk, feed); }, feed);
+  queue.Close();
+  for (std::thread& w : workers) w.join();
+  if (counter.joinable()) counter.join();
+  const int final_code = code.load();
+  output.Finish(final_code);
+  return final_code;
+}
+
+}  // namespace ggufguard

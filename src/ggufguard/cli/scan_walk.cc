@@ -1,0 +1,152 @@
+#include "ggufguard/cli/scan_walk.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace ggufguard {
+namespace {
+
+std::string Errno(const char* what) { return absl::StrCat(what, ": ", std::strerror(errno)); }
+
+class Walker {
+ public:
+  Walker(const WalkOptions& options, const std::function<void(WalkEntry)>& visit) : o_(options), visit_(visit) {}
+
+  void Root(const std::string& path) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) return Error(path, Errno("cannot stat"));
+    if (S_ISLNK(st.st_mode)) {
+      if (!o_.follow_symlinks) return Skip(path, "symbolic link, not followed without --follow-symlinks");
+      if (::stat(path.c_str(), &st) != 0) return Error(path, Errno("cannot follow symbolic link"));
+    }
+    if (S_ISDIR(st.st_mode)) return Directory(path, st);
+    if (S_ISREG(st.st_mode)) return File(path, st);
+    Skip(path, "not a regular file");
+  }
+
+ private:
+  void Error(const std::string& path, std::string reason) {
+    visit_(WalkEntry{WalkEntry::Kind::kError, path, std::move(reason), 0});
+  }
+  void Skip(const std::string& path, std::string reason) {
+    visit_(WalkEntry{WalkEntry::Kind::kSkipped, path, std::move(reason), 0});
+  }
+  void File(const std::string& path, const struct stat& st) {
+    visit_(WalkEntry{WalkEntry::Kind::kFile, path, "", static_cast<uint64_t>(st.st_size)});
+  }
+  bool Wanted(std::string_view name) const { return o_.all_files || HasGgufExtension(name); }
+
+  void Directory(const std::string& path, const struct stat& st) {
+    for (const auto& [dev, ino] : ancestors_) {
+      if (dev == st.st_dev && ino == st.st_ino) return Skip(path, "directory cycle through a symbolic link");
+    }
+    DIR* dir = ::opendir(path.c_str());
+    if (dir == nullptr) return Error(path, Errno("cannot open directory"));
+    ancestors_.emplace_back(st.st_dev, st.st_ino);
+    const std::string prefix = path.ends_with('/') ? path : path + "/";
+    for (;;) {
+      errno = 0;
+      const dirent* d = ::readdir(dir);
+      if (d == nullptr) {
+        if (errno != 0) Error(path, Errno("cannot read directory"));
+        break;
+      }
+      const std::string_view name = d->d_name;
+      if (name == "." || name == "..") continue;
+      Child(dir, prefix + std::string(name), name);
+    }
+    ancestors_.pop_back();
+    ::closedir(dir);
+  }
+
+  void Child(DIR* dir, const std::string& path, std::string_view name) {
+    struct stat st;
+    if (::fstatat(::dirfd(dir), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (Wanted(name)) Error(path, Errno("cannot stat"));
+      return;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (!o_.follow_symlinks) {
+        if (Wanted(name)) Skip(path, "symbolic link, not followed without --follow-symlinks");
+        return;
+      }
+      if (::fstatat(::dirfd(dir), std::string(name).c_str(), &st, 0) != 0) {
+        if (Wanted(name)) Error(path, Errno("cannot follow symbolic link"));
+        return;
+      }
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (o_.recursive) Directory(path, st);
+      return;
+    }
+    if (!Wanted(name)) return;
+    if (S_ISREG(st.st_mode)) return File(path, st);
+    Skip(path, "not a regular file");
+  }
+
+  const WalkOptions& o_;
+  const std::function<void(WalkEntry)>& visit_;
+  // The directories being walked, to stop a cycle of symbolic links: memory
+  // grows with the depth of the tree, not its size.
+  std::vector<std::pair<dev_t, ino_t>> ancestors_;
+};
+
+}  // namespace
+
+bool HasGgufExtension(std::string_view name) {
+  constexpr std::string_view kExt = ".gguf";
+  if (name.size() <= kExt.size()) return false;
+  std::string_view tail = name.substr(name.size() - kExt.size());
+  for (size_t i = 0; i < kExt.size(); ++i) {
+    char c = tail[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != kExt[i]) return false;
+  }
+  return true;
+}
+
+void Walk(const std::string& root, const WalkOptions& options, const std::function<void(WalkEntry)>& visit) {
+  Walker(options, visit).Root(root);
+}
+
+constexpr size_t kMaxListedPath = 4096;
+
+int PathListReader::Get() {
+  if (peeked_pos_ < peeked_.size()) return static_cast<unsigned char>(peeked_[peeked_pos_++]);
+  const int c = std::fgetc(in_);
+  if (c == EOF && std::ferror(in_)) error_ = true;
+  return c;
+}
+
+std::optional<std::string> PathListReader::Next() {
+  if (!nul_.has_value()) {
+    constexpr size_t kDetectBytes = 64 * 1024;
+    peeked_.resize(kDetectBytes);
+    peeked_.resize(std::fread(peeked_.data(), 1, kDetectBytes, in_));
+    if (std::ferror(in_)) error_ = true;
+    nul_ = peeked_.find('\0') != std::string::npos;
+  }
+  const int separator = *nul_ ? '\0' : '\n';
+  std::string path;
+  for (;;) {
+    const int c = Get();
+    if (c == EOF) return path.empty() ? std::nullopt : std::optional<std::string>(std::move(path));
+    if (c == separator) {
+      if (path.empty()) continue;
+      return path;
+    }
+    // Longer than PATH_MAX: kept only that far (stat then fails with
+    // ENAMETOOLONG), so a list without separators costs no memory.
+    if (path.size() <= kMaxListedPath) path.push_back(static_cast<char>(c));
+  }
+}
+
+}  // namespace ggufguard

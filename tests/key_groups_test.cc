@@ -1,0 +1,111 @@
+// The key index (rules/key_groups.h) against a brute-force reference, with
+// the real hash and with degenerate ones that make every key collide: the
+// paths a hash-flooding file would reach (many distinct keys under one hash,
+// several canonical keys in one run) give the same answers.
+#include "ggufguard/rules/key_groups.h"
+
+#include <string>
+#include <vector>
+
+#include "bench/hostile_inputs.h"
+#include "ggufguard/parse/parser.h"
+#include "ggufguard/rules/rules.h"
+#include "gtest/gtest.h"
+#include "tests/support/gguf_writer.h"
+
+namespace ggufguard {
+namespace {
+
+using testing::GgufBuilder;
+using testing::GgufValue;
+
+uint64_t ConstantHash(std::string_view) { return 42; }
+uint64_t LengthHash(std::string_view s) { return s.size() << 40; }  // equal top bits for equal lengths
+
+struct Parsed {
+  std::vector<uint8_t> bytes;
+  GgufHeader header;
+};
+
+Parsed Parse(const GgufBuilder& b) {
+  Parsed p{b.Build().bytes, {}};
+  Policy policy = DefaultPolicy();
+  FindingSink sink(policy);
+  ParseResult r = ParseHeader(p.bytes, ParseOptions{policy.limits, true}, sink);
+  EXPECT_EQ(r.status, ParseStatus::kOk);
+  p.header = std::move(r.header);
+  return p;
+}
+
+// O(n^2): the first KV with equal bytes, and with an equal CanonicalKey.
+void ExpectMatchesBruteForce(const GgufHeader& h, KeyGroups::KeyHash hash) {
+  const KeyGroups g(h, hash);
+  const size_t n = h.kvs.size();
+  ASSERT_EQ(g.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    size_t exact = i, canonical = i;
+    for (size_t j = i; j-- > 0;) {
+      if (h.kvs[j].key == h.kvs[i].key) exact = j;
+      if (CanonicalKey(h.kvs[j].key) == CanonicalKey(h.kvs[i].key)) canonical = j;
+    }
+    ASSERT_EQ(g.FirstExact(i), exact) << i;
+    ASSERT_EQ(g.FirstCanonical(i), canonical) << i;
+    if (canonical == i) {
+      std::vector<uint32_t> members;
+      for (size_t j = i; j < n; ++j) {
+        if (CanonicalKey(h.kvs[j].key) == CanonicalKey(h.kvs[i].key)) members.push_back(static_cast<uint32_t>(j));
+      }
+      EXPECT_EQ(g.CanonicalGroupSize(i), members.size());
+      EXPECT_EQ(g.Members(static_cast<uint32_t>(i)), members);
+    }
+  }
+}
+
+GgufBuilder MixedKeys() {
+  GgufBuilder b;
+  // Variants of a few keys, repeated and interleaved: case, NUL tails,
+  // white space, exact duplicates, and more than eight distinct spellings
+  // of one canonical key.
+  const std::vector<std::string> keys = {
+      "general.name", "General.Name", std::string("general.name\0a", 14), " general.name", "general.name",
+      "a.b",          "A.B",          "a.b",                             std::string("a.b\0", 4), "x",
+      "",             " ",            std::string("\0", 1),              "X",  "general.NAME", "GENERAL.name",
+      "general.name\t", std::string("general.name\0b", 14), "gEneral.name", "geNeral.name", "genEral.name",
+      "a.b", "General.Name", "c.d"};
+  for (size_t i = 0; i < keys.size(); ++i) b.AddKv(keys[i], GgufValue::U32(static_cast<uint32_t>(i)));
+  return b;
+}
+
+TEST(KeyGroupsTest, MatchesBruteForceWhateverTheHash) {
+  const std::vector<GgufBuilder> headers = {
+      MixedKeys(),
+      bench::HostileBuilder(bench::HostileKind::kKeyCollisions, 400),
+      bench::HostileBuilder(bench::HostileKind::kEmptyKeys, 50),
+      bench::HostileBuilder(bench::HostileKind::kManyKeys, 300),
+  };
+  for (const GgufBuilder& b : headers) {
+    const Parsed p = Parse(b);
+    for (KeyGroups::KeyHash hash : {static_cast<KeyGroups::KeyHash>(nullptr), &ConstantHash, &LengthHash}) {
+      SCOPED_TRACE(hash == nullptr ? "absl hash" : hash == &ConstantHash ? "constant hash" : "length hash");
+      ExpectMatchesBruteForce(p.header, hash);
+    }
+  }
+}
+
+TEST(KeyGroupsTest, CandidatesComeInFileOrder) {
+  const Parsed p = Parse(MixedKeys());
+  for (KeyGroups::KeyHash hash : {static_cast<KeyGroups::KeyHash>(nullptr), &ConstantHash}) {
+    const KeyGroups g(p.header, hash);
+    std::vector<uint32_t> seen;
+    g.ForEachCandidate("general.name", [&](uint32_t i) {
+      seen.push_back(i);
+      return true;
+    });
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    // Every KV whose canonical key is general.name is a candidate.
+    for (uint32_t i : g.Members(0)) EXPECT_NE(std::find(seen.begin(), seen.end(), i), seen.end()) << i;
+  }
+}
+
+}  // namespace
+}  // namespace ggufguard

@@ -1,0 +1,230 @@
+// ggufguard scan: what it finds in a directory tree and a path list, its
+// JSON lines (checked against docs/scan.schema.json), exit codes, and
+// symbolic links.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ggufguard/base/text.h"
+#include "ggufguard/cli/cli.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/gguf_writer.h"
+#include "tests/support/json_schema.h"
+#include "tests/test_util.h"
+
+namespace ggufguard {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using testing::GgufBuilder;
+using testing::GgufValue;
+
+struct ScanResult {
+  int code;
+  std::string out, err;
+  std::vector<Json> lines;  // parsed stdout lines (jsonl)
+};
+
+// Runs scan; parses stdout as JSON lines unless another --format is asked for.
+ScanResult Scan(std::vector<std::string> args) {
+  const bool jsonl = std::find(args.begin(), args.end(), "--format") == args.end();
+  args.insert(args.begin(), "scan");
+  std::ostringstream out, err;
+  ScanResult r{RunCli(args, out, err), out.str(), err.str(), {}};
+  std::istringstream in(jsonl ? r.out : "");
+  for (std::string line; std::getline(in, line);) {
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << line;
+    r.lines.push_back(j);
+  }
+  return r;
+}
+
+std::vector<uint8_t> ValidBytes() {
+  return GgufBuilder()
+      .AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("general.name", GgufValue::Str("tiny"))
+      .Build()
+      .bytes;
+}
+std::vector<uint8_t> InvalidBytes() {
+  return GgufBuilder().AddKv("general.architecture", GgufValue::Str("llama")).AddKv("x.flag", GgufValue::BoolByte(2)).Build().bytes;
+}
+
+// Lines of type `type`, by file name (the last path component).
+std::map<std::string, Json> ByName(const ScanResult& r, const std::string& type) {
+  std::map<std::string, Json> out;
+  for (const Json& l : r.lines) {
+    if (l["type"] == type) out[fs::path(l["file"].get<std::string>()).filename().string()] = l;
+  }
+  return out;
+}
+
+class ScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempPath("scan_dir");
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ + "/sub/deeper");
+    testing::WriteFileBytes(dir_ + "/valid.gguf", ValidBytes());
+    testing::WriteFileBytes(dir_ + "/invalid.GGUF", InvalidBytes());
+    testing::WriteFileBytes(dir_ + "/notes.txt", std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o', '\n'});
+    testing::WriteFileBytes(dir_ + "/sub/nested.gguf", ValidBytes());
+    testing::WriteFileBytes(dir_ + "/sub/deeper/deep.gguf", ValidBytes());
+    fs::create_symlink("valid.gguf", dir_ + "/link.gguf");
+    fs::create_directory_symlink("..", dir_ + "/sub/loop");  // a cycle once links are followed
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Checks every line against the committed schema, and the summary's place.
+  void ExpectSchema(const ScanResult& r) {
+    testing::SchemaChecker schema(std::string(GGUFGUARD_SOURCE_DIR) + "/docs", "scan.schema.json");
+    ASSERT_FALSE(r.lines.empty());
+    for (const Json& l : r.lines) {
+      const std::vector<std::string> errors = schema.Check(l);
+      EXPECT_TRUE(errors.empty()) << l.dump() << "\n" << (errors.empty() ? "" : errors[0]);
+    }
+    EXPECT_EQ(r.lines.back()["type"], "summary");
+    for (size_t i = 0; i + 1 < r.lines.size(); ++i) EXPECT_NE(r.lines[i]["type"], "summary");
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ScanTest, TopLevelGgufFilesOnlyWithoutRecursive) {
+  ScanResult r = Scan({"--jobs", "2", dir_});
+  ExpectSchema(r);
+  auto files = ByName(r, "file");
+  EXPECT_EQ(files.size(), 2u);
+  EXPECT_EQ(files["valid.gguf"]["verdict"], "valid");
+  EXPECT_EQ(files["valid.gguf"]["size"], ValidBytes().size());
+  EXPECT_EQ(files["invalid.GGUF"]["verdict"], "invalid");  // the extension in any case
+  EXPECT_GE(files["invalid.GGUF"]["summary"]["errors"], 1);
+  auto skipped = ByName(r, "skipped");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped["link.gguf"]["reason"].get<std::string>().find("symbolic link"), std::string::npos);
+  const Json& summary = r.lines.back();
+  EXPECT_EQ(summary["files"], 2);
+  EXPECT_EQ(summary["valid"], 1);
+  EXPECT_EQ(summary["invalid"], 1);
+  EXPECT_EQ(summary["skipped"], 1);
+  EXPECT_EQ(summary["exit_code"], kExitInvalid);
+  EXPECT_EQ(r.code, kExitInvalid);
+}
+
+TEST_F(ScanTest, RecursiveAllFilesAndFollowedLinks) {
+  ScanResult r = Scan({"--recursive", "--jobs", "1", dir_});
+  ExpectSchema(r);
+  auto files = ByName(r, "file");
+  EXPECT_EQ(files.size(), 4u);  // valid, invalid, nested, deep
+  EXPECT_EQ(files.count("deep.gguf"), 1u);
+  EXPECT_EQ(ByName(r, "skipped").size(), 1u);  // link.gguf; sub/loop is a link to a directory, not a candidate
+
+  r = Scan({"--recursive", "--all-files", "--jobs", "2", dir_});
+  ExpectSchema(r);
+  files = ByName(r, "file");
+  EXPECT_EQ(files.size(), 5u);
+  EXPECT_EQ(files["notes.txt"]["verdict"], "invalid");  // not GGUF: bad magic
+  EXPECT_EQ(files["notes.txt"]["findings"][0]["rule"], "GG2001");  // bad-magic
+
+  // Followed links: link.gguf is validated, and sub/loop leads back to the
+  // top directory, a cycle that is reported, not walked forever.
+  r = Scan({"--recursive", "--follow-symlinks", "--jobs", "2", dir_});
+  ExpectSchema(r);
+  size_t valid_lines = 0, cycles = 0;
+  for (const Json& l : r.lines) {
+    valid_lines += l["type"] == "file" && l["verdict"] == "valid";
+    cycles += l["type"] == "skipped" && l["reason"].get<std::string>().find("cycle") != std::string::npos;
+  }
+  EXPECT_EQ(valid_lines, 4u);  // valid, link, nested, deep
+  EXPECT_EQ(cycles, 1u);
+}
+
+TEST_F(ScanTest, ExitCodes) {
+  fs::remove(dir_ + "/invalid.GGUF");
+  EXPECT_EQ(Scan({dir_}).code, kExitValid);
+  testing::WriteFileBytes(dir_ + "/invalid.gguf", InvalidBytes());
+  EXPECT_EQ(Scan({dir_}).code, kExitInvalid);
+  // An entry that cannot be read: an I/O error, and the scan goes on.
+  ScanResult r = Scan({dir_ + "/missing.gguf", dir_});
+  EXPECT_EQ(r.code, kExitIo);
+  EXPECT_EQ(ByName(r, "file")["missing.gguf"]["verdict"], "io-error");
+  EXPECT_EQ(ByName(r, "file").size(), 3u);
+  EXPECT_EQ(r.lines.back()["io_errors"], 1);
+  EXPECT_EQ(r.lines.back()["exit_code"], kExitIo);
+  // Usage errors.
+  EXPECT_EQ(Scan({}).code, kExitUsage);
+  EXPECT_EQ(Scan({"--jobs", "0", dir_}).code, kExitUsage);
+  EXPECT_EQ(Scan({"--format", "xml", dir_}).code, kExitUsage);
+}
+
+TEST_F(ScanTest, UnreadableEntriesAreIoErrors) {
+  // A broken link, followed: an I/O error whoever runs the test.
+  fs::create_symlink("nowhere.gguf", dir_ + "/broken.gguf");
+  ScanResult r = Scan({"--follow-symlinks", dir_});
+  EXPECT_EQ(r.code, kExitIo);
+  EXPECT_EQ(ByName(r, "file")["broken.gguf"]["verdict"], "io-error");
+  EXPECT_EQ(ByName(r, "file")["valid.gguf"]["verdict"], "valid");  // the scan went on
+  // A file without read permission: only root reads it anyway.
+  if (::geteuid() != 0) {
+    testing::WriteFileBytes(dir_ + "/locked.gguf", ValidBytes());
+    ::chmod((dir_ + "/locked.gguf").c_str(), 0);
+    r = Scan({dir_});
+    EXPECT_EQ(ByName(r, "file")["locked.gguf"]["verdict"], "io-error");
+    EXPECT_EQ(r.code, kExitIo);
+  }
+}
+
+TEST_F(ScanTest, FilesFromNulSeparatedListWithANewlineInAName) {
+  const std::string odd = dir_ + "/new\nline.gguf";
+  testing::WriteFileBytes(odd, ValidBytes());
+  const std::string list = dir_ + "/list0";
+  {
+    std::ofstream out(list, std::ios::binary);
+    for (const std::string& p : {dir_ + "/valid.gguf", odd, dir_ + "/invalid.GGUF", dir_ + "/sub"}) {
+      out << p << '\0';
+    }
+  }
+  for (std::vector<std::string> args : {std::vector<std::string>{"--files-from", list},
+                                        std::vector<std::string>{"--files-from", list, "--null"}}) {
+    ScanResult r = Scan(args);
+    ExpectSchema(r);
+    auto files = ByName(r, "file");
+    ASSERT_EQ(files.size(), 4u) << r.out;  // three named files, and sub/'s nested.gguf
+    EXPECT_EQ(files["new\\x0aline.gguf"]["verdict"], "valid");
+    EXPECT_EQ(files["nested.gguf"]["verdict"], "valid");
+    EXPECT_EQ(r.code, kExitInvalid);
+  }
+  // One path a line.
+  {
+    std::ofstream out(list, std::ios::binary | std::ios::trunc);
+    out << dir_ << "/valid.gguf\n\n" << dir_ << "/sub/nested.gguf\n";
+  }
+  ScanResult r = Scan({"--files-from", list});
+  EXPECT_EQ(ByName(r, "file").size(), 2u);
+  EXPECT_EQ(r.code, kExitValid);
+  EXPECT_EQ(Scan({"--files-from", dir_ + "/no-such-list"}).code, kExitIo);
+}
+
+TEST_F(ScanTest, TextAndSarifFormats) {
+  ScanResult r = Scan({"--format", "text", dir_});
+  EXPECT_NE(r.out.find("valid.gguf: valid (0 errors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("link.gguf: skipped: symbolic link"), std::string::npos);
+  EXPECT_NE(r.out.find("scan: 2 files (1 valid, 1 invalid, 0 I/O errors), 1 skipped"), std::string::npos);
+  r = Scan({"--format", "sarif", dir_});
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["runs"][0]["artifacts"].size(), 2u);
+  EXPECT_FALSE(doc["runs"][0]["results"].empty());
+  EXPECT_EQ(r.code, kExitInvalid);
+}
+
+}  // namespace
+}  // namespace ggufguard
