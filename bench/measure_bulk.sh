@@ -22,7 +22,7 @@ for tool in /usr/bin/time perf bc; do
   command -v "$tool" >/dev/null || { echo "measure_bulk.sh: $tool is missing (Debian packages time, linux-perf, bc)" >&2; exit 1; }
 done
 [ -f "$inputs/smollm2-like.gguf" ] || "$build/bench/make_bench_inputs" "$inputs"
-[ -f "$hostile/hostile-1m-keys.gguf" ] || "$build/bench/make_hostile_inputs" "$hostile"
+[ -f "$hostile/pipe-1g.gguf" ] || "$build/bench/make_hostile_inputs" "$hostile"
 
 section() { printf '\n=== %s\n' "$*"; }
 section "machine"
@@ -45,7 +45,7 @@ measure() {
 
 section "hostile headers: validate --format json (header = whole file for these; SmolLM2-like: its 1,788,398-byte header)"
 printf '%-28s %12s %9s %9s %10s %10s %11s %11s\n' file header_B cpu_ms ns/B rss_MiB budget_MiB json_B text_B
-cat "$inputs"/smollm2-like.gguf "$hostile"/*.gguf >/dev/null
+cat "$inputs"/smollm2-like.gguf "$hostile"/hostile-*.gguf >/dev/null
 for f in "$inputs/smollm2-like.gguf" "$hostile"/hostile-*.gguf; do
   name=$(basename "$f")
   if [ "$name" = smollm2-like.gguf ]; then header=1788398; else header=$(stat -c %s "$f"); fi
@@ -72,3 +72,25 @@ for jobs in 1 2; do
   end=$(date +%s.%N)
   echo "jobs=$jobs wall_s=$(echo "$end - $start" | bc) files_per_s=$(echo "1000 / ($end - $start)" | bc) cpu_s=$cpu peak_rss_KiB=$rss"
 done
+
+section "pipe: 1 GiB through standard input (wall seconds, best of 5; peak RSS of ggufguard)"
+pipe_file=$hostile/pipe-1g.gguf
+ls -l "$pipe_file"; cat "$pipe_file" >/dev/null
+best_wall() {  # least wall seconds of 5 runs of the shell command "$1"
+  local best="" t s e
+  for _ in 1 2 3 4 5; do
+    s=$(date +%s.%N); bash -c "$1" >/dev/null 2>&1 || true; e=$(date +%s.%N)
+    t=$(echo "$e - $s" | bc)
+    if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+  done
+  echo "$best"
+}
+for row in "cat > /dev/null|cat '$pipe_file' > /dev/null" \
+           "cat | sha256sum|cat '$pipe_file' | sha256sum" \
+           "cat | ggufguard validate --no-hash -|cat '$pipe_file' | '$cli' validate --no-hash -" \
+           "cat | ggufguard validate - (hash)|cat '$pipe_file' | '$cli' validate -"; do
+  label=${row%%|*}; cmd=${row#*|}
+  wall=$(best_wall "$cmd")
+  printf '%-40s %8.3f s %8.2f GB/s\n' "$label" "$wall" "$(echo "$(stat -c %s "$pipe_file") / $wall / 1000000000" | bc -l)"
+done
+cat "$pipe_file" | /usr/bin/time -f 'ggufguard validate - peak RSS %M KiB' "$cli" validate - >/dev/null

@@ -1,10 +1,11 @@
 // prefix_fuzzer: the streaming path must agree with the in-memory path, and
 // a cut file must say it was cut.
 //
-// 1. ValidateBytes(file) and ValidateSource(MemorySource(file)) with a tiny
+// 1. ValidateBytes(file), ValidateSource(MemorySource(file)) with a tiny
 //    first read and a small growth factor (so the header is parsed again and
-//    again from growing prefixes, every kNeedMoreBytes path taken) give the
-//    same findings (rule, severity, offset, message) and the same verdict.
+//    again from growing prefixes, every kNeedMoreBytes path taken), and
+//    ValidateStream(MemoryStream(file)) in small reads give the same findings
+//    (rule, severity, offset, message) and the same verdict.
 // 2. For a prefix of the file: if the file is valid, the prefix is valid too
 //    (only end padding was cut) or reports why it is short: GG1001 truncated,
 //    GG6002 tensor-out-of-bounds or GG6008 missing-tensor-data. If the prefix
@@ -53,6 +54,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckSameReport(whole, streamed->report(),
                   "ValidateBytes vs ValidateSource(first_prefix=" + std::to_string(options.first_prefix) +
                       ", growth=" + std::to_string(options.growth) + ")");
+
+  // 1b. Read forward once, as standard input is (ValidateStream): the
+  // header buffered from growing prefixes, the data section through a small
+  // chunk, its zero checks answered from the zero map.
+  MemoryStream stream(bytes, 1 + Next(rng) % 4096);
+  StreamOptions stream_options;
+  stream_options.prefix = options;
+  stream_options.chunk = 1 + Next(rng) % 8192;
+  stream_options.hash = false;
+  absl::StatusOr<ValidatedFile> piped = ValidateStream(stream, policy, stream_options);
+  GGUFGUARD_FUZZ_CHECK(piped.ok(), "ValidateStream failed on memory: " + std::string(piped.status().message()));
+  CheckReport(piped->report(), bytes, piped->prefix(), policy);
+  CheckSameReport(whole, piped->report(),
+                  "ValidateBytes vs ValidateStream(reads of at most " + std::to_string(stream_options.chunk) + ")");
 
   // 2. A cut file. Where to cut: anywhere, inside the header, inside the data
   // section, or within the last 64 bytes (end padding, the last tensor).

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/rules.h"
@@ -15,10 +17,10 @@
 namespace ggufguard {
 namespace {
 
-// Runs the rule families over a parsed header. The order matters: alignment
-// fixes the data offset and the tensor rules fix sizes before the layout
-// and resource rules read them.
-absl::Status RunRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy) {
+// Phase 1: every rule that reads only the header. CheckAlignment and
+// CheckTensorInfos fix the data offset and the tensors' sizes that later
+// rules, and DataLayoutBoundaries, read.
+void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy) {
   GgufHeader& header = report.header;
   RuleContext ctx{header, file, sink, policy};
   const KeyIndex keys(header);  // the metadata as llama.cpp resolves it
@@ -33,25 +35,46 @@ absl::Status RunRules(Report& report, FileView& file, FindingSink& sink, const P
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
+}
+
+// Phase 2: the rules that need the file's size and the bytes no tensor owns.
+absl::Status RunFileRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy) {
+  RuleContext ctx{report.header, file, sink, policy};
+  CheckTensorAllocation(ctx);
   return CheckDataLayout(ctx);
 }
 
-absl::StatusOr<Report> Finish(ParseResult parsed, FileView& file, FindingSink& sink, const Policy& policy) {
+Report StartReport(ParseResult parsed, const Policy& policy) {
   Report report;
   report.policy_name = policy.name;
-  report.file_size = file.size();
   report.max_list_entries = policy.limits.max_list_entries;
   report.header_parsed = parsed.status == ParseStatus::kOk;
   report.header = std::move(parsed.header);
-  if (report.header_parsed) {
-    absl::Status s = RunRules(report, file, sink, policy);
-    if (!s.ok()) return s;
-  }
+  return report;
+}
+
+void CloseReport(Report& report, FindingSink& sink) {
   report.has_errors = sink.has_errors();
   report.suppressed = sink.suppressed();
   report.findings = sink.TakeSorted();
+}
+
+// The whole file's report: both phases.
+absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, FindingSink& sink, const Policy& policy) {
+  Report report = StartReport(std::move(parsed), policy);
+  report.file_size = file.size();
+  report.bytes_read = file.size();
+  if (report.header_parsed) {
+    RunHeaderRules(report, file, sink, policy);
+    absl::Status s = RunFileRules(report, file, sink, policy);
+    if (!s.ok()) return s;
+  }
+  CloseReport(report, sink);
   return report;
 }
+
+uint64_t SatAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t SatMul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
 }  // namespace
 
@@ -61,7 +84,7 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy) {
   ParseResult parsed = ParseHeader(file, options, sink);
   FileView view(file, nullptr);
   // A view over memory cannot fail to read.
-  return *Finish(std::move(parsed), view, sink, policy);
+  return *WholeFileReport(std::move(parsed), view, sink, policy);
 }
 
 // Transparent huge pages make a multi-MiB prefix one page fault per 2 MiB
@@ -105,46 +128,180 @@ ValidatedFile::Buffer& ValidatedFile::Buffer::operator=(Buffer&& other) noexcept
 
 ValidatedFile::Buffer::~Buffer() { std::free(data_); }
 
-absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options) {
-  const uint64_t size = source.size();
-  const uint64_t max_header = policy.limits.max_header_bytes;
-  ValidatedFile out;
-  uint64_t want = std::min(size, std::max<uint64_t>(options.first_prefix, 1));
-  for (;;) {
-    // Grow the prefix: keep the bytes already read, read only the new ones.
-    const uint64_t have = out.prefix_.size();
-    ValidatedFile::Buffer grown(want);
-    if (have > 0) std::memcpy(grown.data(), out.prefix_.data(), have);
-    out.prefix_ = std::move(grown);
-    absl::Status read = source.ReadAt(have, absl::MakeSpan(out.prefix_.data() + have, want - have));
-    if (!read.ok()) return read;
-    const absl::Span<const uint8_t> prefix(out.prefix_.data(), out.prefix_.size());
+// Reads the header into a ValidatedFile's prefix and parses it, from a
+// positioned source whose size is known or from a stream whose size is
+// learnt at its end: one loop for both, so that both give the same findings.
+class PrefixReader {
+ public:
+  PrefixReader(ValidatedFile& out, ByteSource* source, ByteStream* stream, uint64_t max_bytes)
+      : out_(out), source_(source), stream_(stream), max_bytes_(max_bytes) {
+    if (source_ != nullptr) size_ = source_->size();
+  }
 
-    FindingSink sink(policy);
-    ParseOptions parse_options{policy.limits, /*complete=*/want == size};
-    ParseResult parsed = ParseHeader(prefix, parse_options, sink);
-    if (parsed.status == ParseStatus::kNeedMoreBytes) {
-      const uint64_t needed = parsed.bytes_needed;
-      if (needed > size) {
-        want = size;  // the file is too short: parse it whole for the finding
+  // Leaves the parse and the findings it recorded in *parsed and *sink. An
+  // error status means the input could not be read.
+  absl::Status Read(const Policy& policy, const SourceOptions& options, ParseResult* parsed,
+                    std::optional<FindingSink>* sink) {
+    const uint64_t max_header = policy.limits.max_header_bytes;
+    uint64_t want = std::max<uint64_t>(options.first_prefix, 1);
+    for (;;) {
+      absl::Status read = Ensure(want);
+      if (!read.ok()) return read;
+      sink->emplace(policy);
+      const bool complete = size_.has_value() && length() == *size_;
+      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete}, **sink);
+      if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
+      const uint64_t needed = parsed->bytes_needed;
+      if (size_.has_value() && needed > *size_) {
+        // The file is too short: parse it whole for the truncation finding,
+        // as long as holding it whole stays within the header limit.
+        if (*size_ <= max_header) {
+          want = *size_;
+          continue;
+        }
+      } else if (needed <= max_header) {
+        // Grow x`growth`, by at most max_overshoot past what was asked for.
+        const uint64_t grown = std::min(SatMul(want, std::max<uint64_t>(options.growth, 2)),
+                                        SatAdd(needed, options.max_overshoot));
+        want = std::min(std::max(needed, grown), max_header);
+        continue;
+      } else if (!size_.has_value() && length() <= max_header) {
+        // A stream's size is unknown: read on, up to the limit, to tell a
+        // header beyond the limit from a file that ends first (which a
+        // path's size tells at once).
+        want = SatAdd(max_header, 1);
         continue;
       }
-      if (needed > max_header) {
-        sink.Add(RuleId::kHeaderSizeLimit, 0,
-                 absl::StrCat("header of at least ", needed, " bytes exceeds the limit of ", max_header));
-        parsed.status = ParseStatus::kFailed;
-      } else {
-        uint64_t grown_size = want > UINT64_MAX / options.growth ? UINT64_MAX : want * options.growth;
-        want = std::min({size, std::max(grown_size, needed), std::max(max_header, needed)});
-        continue;
-      }
+      (*sink)->Add(RuleId::kHeaderSizeLimit, 0,
+                   absl::StrCat("header of at least ", needed, " bytes exceeds the limit of ", max_header));
+      parsed->status = ParseStatus::kFailed;
+      return absl::OkStatus();
     }
-    FileView view(prefix, &source);
-    absl::StatusOr<Report> report = Finish(std::move(parsed), view, sink, policy);
-    if (!report.ok()) return report.status();
-    out.report_ = std::move(*report);
+  }
+
+  uint64_t length() const { return out_.prefix_length_; }
+  // The input's size: a source's from the start, a stream's once it ended.
+  std::optional<uint64_t> size() const { return size_; }
+
+ private:
+  // Makes the prefix hold the input's first `want` bytes, or all of them
+  // when it is shorter. A stream's buffer grows at most x2 past the bytes it
+  // has received: no count from the file sizes an allocation before the
+  // bytes are there.
+  absl::Status Ensure(uint64_t want) {
+    if (source_ != nullptr) {
+      const uint64_t target = std::min(want, *size_);
+      if (target <= length()) return absl::OkStatus();
+      Grow(target);
+      absl::Status s = source_->ReadAt(length(), absl::MakeSpan(out_.prefix_.data() + length(), target - length()));
+      if (!s.ok()) return s;
+      out_.prefix_length_ = target;
+      return absl::OkStatus();
+    }
+    constexpr uint64_t kFirstStreamBuffer = uint64_t{64} << 10;
+    while (length() < want && !size_.has_value()) {
+      if (length() == out_.prefix_.size()) Grow(std::min(want, std::max(SatMul(length(), 2), kFirstStreamBuffer)));
+      const size_t room = static_cast<size_t>(std::min<uint64_t>(want, out_.prefix_.size()) - length());
+      absl::StatusOr<size_t> got = stream_->Read(absl::MakeSpan(out_.prefix_.data() + length(), room));
+      if (!got.ok()) return got.status();
+      if (*got == 0) {
+        size_ = length();
+        break;
+      }
+      out_.prefix_length_ += *got;
+      if (length() > max_bytes_) return TooLong(max_bytes_);
+    }
+    return absl::OkStatus();
+  }
+
+  void Grow(uint64_t capacity) {
+    ValidatedFile::Buffer grown(static_cast<size_t>(capacity));
+    if (length() > 0) std::memcpy(grown.data(), out_.prefix_.data(), length());
+    out_.prefix_ = std::move(grown);
+  }
+
+ public:
+  static absl::Status TooLong(uint64_t max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the stream is longer than the limit of ", max_bytes, " bytes (--max-bytes)"));
+  }
+
+ private:
+  ValidatedFile& out_;
+  ByteSource* source_;
+  ByteStream* stream_;
+  uint64_t max_bytes_;
+  std::optional<uint64_t> size_;
+};
+
+absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options) {
+  ValidatedFile out;
+  PrefixReader reader(out, &source, nullptr, UINT64_MAX);
+  ParseResult parsed;
+  std::optional<FindingSink> sink;
+  absl::Status read = reader.Read(policy, options, &parsed, &sink);
+  if (!read.ok()) return read;
+  FileView view(out.prefix(), &source);
+  absl::StatusOr<Report> report = WholeFileReport(std::move(parsed), view, *sink, policy);
+  if (!report.ok()) return report.status();
+  out.report_ = std::move(*report);
+  return out;
+}
+
+absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy, const StreamOptions& options) {
+  ValidatedFile out;
+  PrefixReader reader(out, nullptr, &stream, options.max_bytes);
+  ParseResult parsed;
+  std::optional<FindingSink> sink;
+  absl::Status read = reader.Read(policy, options.prefix, &parsed, &sink);
+  if (!read.ok()) return read;
+  const absl::Span<const uint8_t> prefix = out.prefix();
+
+  Report report = StartReport(std::move(parsed), policy);
+  FileView header_view(prefix, nullptr);  // phase 1 reads no file bytes
+  if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy);
+  // Stop here when asked to: the rest of the stream is never read. A
+  // stream that has already ended has nothing left to skip.
+  const bool stop = options.header_only || (options.fail_fast && sink->has_errors() && !reader.size());
+  if (stop) {
+    report.coverage = options.header_only ? Report::Coverage::kHeaderOnly : Report::Coverage::kStoppedAtError;
+    report.bytes_read = prefix.size();
+    report.file_size = prefix.size();
+    CloseReport(report, *sink);
+    out.report_ = std::move(report);
     return out;
   }
+
+  // The data section, through a fixed buffer: what the layout rules need of
+  // it goes into the zero map, every byte into the hash.
+  StreamZeroMap zeros(prefix.size(),
+                      report.header_parsed ? DataLayoutBoundaries(report.header) : std::vector<uint64_t>{});
+  Sha256 hash;
+  if (options.hash) hash.Update(prefix.data(), prefix.size());
+  if (!reader.size()) {
+    std::unique_ptr<uint8_t[]> chunk(new uint8_t[std::max<size_t>(options.chunk, 1)]);
+    const absl::Span<uint8_t> buffer(chunk.get(), std::max<size_t>(options.chunk, 1));
+    for (;;) {
+      absl::StatusOr<size_t> got = stream.Read(buffer);
+      if (!got.ok()) return got.status();
+      if (*got == 0) break;
+      if (zeros.position() + *got > options.max_bytes) return PrefixReader::TooLong(options.max_bytes);
+      zeros.Feed(buffer.data(), *got);
+      if (options.hash) hash.Update(buffer.data(), *got);
+    }
+  }
+  const uint64_t size = zeros.position();
+  FileView view(prefix, &zeros, size);
+  report.file_size = size;
+  report.bytes_read = size;
+  if (report.header_parsed) {
+    absl::Status s = RunFileRules(report, view, *sink, policy);
+    if (!s.ok()) return s;
+  }
+  if (options.hash) report.sha256 = hash.HexDigest();
+  CloseReport(report, *sink);
+  out.report_ = std::move(report);
+  return out;
 }
 
 }  // namespace ggufguard

@@ -36,6 +36,19 @@ struct Report {
   // (templates): a report never grows with the number of items in a file.
   uint32_t max_list_entries = 100;
 
+  // How much of the file was read. Only kWholeFile ran the rules that need
+  // its size and its data section (tensor bounds, padding, trailing bytes);
+  // a kHeaderOnly report that is valid() says only that the header is.
+  enum class Coverage {
+    kWholeFile,
+    kHeaderOnly,      // --header-only: the stream was read up to the end of the header
+    kStoppedAtError,  // --fail-fast: reading stopped at the first error
+  };
+  Coverage coverage = Coverage::kWholeFile;
+  uint64_t bytes_read = 0;  // of the file, for a partial report
+  // SHA-256 of the whole file, lower-case hex; empty when not computed.
+  std::string sha256;
+
   // Valid: parsed, and no finding of error severity (listed or not). Only
   // then does the header promise that every tensor lies inside the file,
   // aligned, without overlap, with a size free of overflow.
@@ -53,6 +66,18 @@ struct SourceOptions {
   // nothing: docs/performance.md has the measurements behind these numbers.
   uint64_t first_prefix = uint64_t{2} << 20;
   uint64_t growth = 4;  // then x4 until the header fits
+  // The most a growth step reads beyond what the parser asked for: a 130 MB
+  // header then costs its size plus this, not x4 (docs/design.md).
+  uint64_t max_overshoot = uint64_t{64} << 20;
+};
+
+struct StreamOptions {
+  SourceOptions prefix;           // how the header is buffered
+  bool hash = true;               // SHA-256 of everything read, in the same pass
+  bool fail_fast = false;         // stop reading at the first error
+  bool header_only = false;       // stop reading at the end of the header
+  uint64_t max_bytes = UINT64_MAX;  // reading more than this is an I/O error
+  size_t chunk = size_t{1} << 20;   // the data section streams through a buffer this big
 };
 
 // A report together with the header bytes its views borrow.
@@ -65,10 +90,16 @@ class ValidatedFile {
   ValidatedFile& operator=(const ValidatedFile&) = delete;
 
   const Report& report() const { return report_; }
-  absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_.size()}; }
+  // The whole file's SHA-256, where the caller read it in a pass of its own.
+  void set_sha256(std::string hex) { report_.sha256 = std::move(hex); }
+  // The bytes read before the data section (at least the header, unless the
+  // file ends first; a stream's may run past it).
+  absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_length_}; }
 
  private:
   friend absl::StatusOr<ValidatedFile> ValidateSource(ByteSource&, const Policy&, const SourceOptions&);
+  friend absl::StatusOr<ValidatedFile> ValidateStream(ByteStream&, const Policy&, const StreamOptions&);
+  friend class PrefixReader;
 
   // The prefix's memory. Not a std::vector: a vector zero-fills what it
   // allocates, and each fresh 4 KiB page costs a page fault, which dominated
@@ -97,6 +128,7 @@ class ValidatedFile {
   };
 
   Buffer prefix_;
+  size_t prefix_length_ = 0;  // bytes of prefix_ that hold the file
   Report report_;
 };
 
@@ -105,6 +137,15 @@ class ValidatedFile {
 // status means the file could not be read, not that it is invalid.
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy,
                                              const SourceOptions& options = {});
+
+// Validates a stream read forward once (standard input, a pipe): the header
+// is buffered as ValidateSource buffers it, then the data section streams
+// through a fixed buffer, its zero checks recorded on the fly
+// (StreamZeroMap), so memory is the header plus a constant for a file of any
+// size. A whole-file report has the findings ValidateSource gives for the
+// same bytes. An error status means the stream could not be read.
+absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy,
+                                             const StreamOptions& options = {});
 
 }  // namespace ggufguard
 

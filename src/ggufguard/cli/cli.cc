@@ -20,8 +20,8 @@ namespace ggufguard {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--max-stdin-bytes N]\n"
-    "                          FILE... | -\n"
+    "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
+    "                          [--fail-fast] [--header-only] [--max-bytes N] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
@@ -32,7 +32,10 @@ struct Options {
   std::string command;
   std::string format = "text";
   std::string policy = "default";
-  uint64_t max_stdin_bytes = uint64_t{1} << 30;
+  std::optional<bool> hash;  // default: on for standard input, off for paths
+  bool fail_fast = false;
+  bool header_only = false;
+  uint64_t max_bytes = UINT64_MAX;
   std::vector<std::string> files;
 };
 
@@ -59,13 +62,21 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       if (!value(&o.format)) return std::nullopt;
     } else if (a == "--policy") {
       if (!value(&o.policy)) return std::nullopt;
-    } else if (a == "--max-stdin-bytes") {
+    } else if (a == "--max-bytes" || a == "--max-stdin-bytes") {  // the second: its name before streaming
       std::string v;
       if (!value(&v)) return std::nullopt;
-      if (!absl::SimpleAtoi(v, &o.max_stdin_bytes)) {
-        err << "ggufguard: --max-stdin-bytes wants a number of bytes, not '" << EscapeForDisplay(v) << "'\n";
+      if (!absl::SimpleAtoi(v, &o.max_bytes)) {
+        err << "ggufguard: " << a << " wants a number of bytes, not '" << EscapeForDisplay(v) << "'\n";
         return std::nullopt;
       }
+    } else if (a == "--hash") {
+      o.hash = true;
+    } else if (a == "--no-hash") {
+      o.hash = false;
+    } else if (a == "--fail-fast") {
+      o.fail_fast = true;
+    } else if (a == "--header-only") {
+      o.header_only = true;
     } else if (a == "--") {
       o.files.insert(o.files.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -93,43 +104,54 @@ std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& er
 
 namespace {
 
-// One input's validation: a file through a growing prefix, or standard input
-// read whole under a cap.
+// One input's validation: a path through a growing prefix and positioned
+// reads; standard input (and any path with --header-only) as a stream read
+// forward once, in bounded memory.
 struct Validated {
-  std::vector<uint8_t> stdin_bytes;       // owns the bytes for "-"
-  std::optional<ValidatedFile> from_file; // owns the prefix for a path
-  Report stdin_report;
+  std::optional<ValidatedFile> file;  // owns the report and the header bytes it borrows
   std::string io_error;
 
-  const Report* report() const {
-    if (!io_error.empty()) return nullptr;
-    return from_file ? &from_file->report() : &stdin_report;
-  }
+  const Report* report() const { return io_error.empty() && file ? &file->report() : nullptr; }
 };
 
 std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& policy, const Options& o) {
   auto v = std::make_unique<Validated>();
+  StreamOptions stream_options;
+  stream_options.hash = o.hash.value_or(true);
+  stream_options.fail_fast = o.fail_fast;
+  stream_options.header_only = o.header_only;
+  stream_options.max_bytes = o.max_bytes;
+  absl::StatusOr<ValidatedFile> file = absl::UnknownError("not validated");
   if (path == "-") {
-    absl::StatusOr<std::vector<uint8_t>> bytes = ReadStream(STDIN_FILENO, o.max_stdin_bytes);
-    if (!bytes.ok()) {
-      v->io_error = std::string(bytes.status().message());
+    FdStream in(STDIN_FILENO, "standard input");
+    file = ValidateStream(in, policy, stream_options);
+  } else {
+    absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
+    if (!source.ok()) {
+      v->io_error = std::string(source.status().message());
       return v;
     }
-    v->stdin_bytes = std::move(*bytes);
-    v->stdin_report = ValidateBytes(v->stdin_bytes, policy);
-    return v;
+    if (o.header_only) {
+      // Reads the file forward up to the end of its header, as a stream would.
+      FdStream in((*source)->fd(), path);
+      file = ValidateStream(in, policy, stream_options);
+    } else {
+      file = ValidateSource(**source, policy);
+      if (file.ok() && o.hash.value_or(false)) {
+        absl::StatusOr<std::string> digest = HashSource(**source);
+        if (!digest.ok()) {
+          v->io_error = std::string(digest.status().message());
+          return v;
+        }
+        file->set_sha256(*std::move(digest));
+      }
+    }
   }
-  absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
-  if (!source.ok()) {
-    v->io_error = std::string(source.status().message());
-    return v;
-  }
-  absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy);
   if (!file.ok()) {
     v->io_error = std::string(file.status().message());
     return v;
   }
-  v->from_file = std::move(*file);
+  v->file = std::move(*file);
   return v;
 }
 

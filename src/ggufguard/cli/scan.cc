@@ -36,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [PATH...]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary.\n"
@@ -49,6 +49,7 @@ struct ScanOptions {
   WalkOptions walk;
   std::optional<std::string> files_from;
   std::optional<bool> nul;
+  bool hash = false;  // SHA-256 of each whole file
   std::vector<std::string> paths;
 };
 
@@ -81,6 +82,8 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
     } else if (a == "--files-from") {
       o.files_from = value();
       if (!o.files_from) return std::nullopt;
+    } else if (a == "--hash") {
+      o.hash = true;
     } else if (a == "--null" || a == "-0") {
       o.nul = true;
     } else if (a == "--recursive" || a == "-r") {
@@ -295,11 +298,19 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
   return !reader.error();
 }
 
-FileOutcome ValidatePath(const std::string& path, const Policy& policy, std::optional<ValidatedFile>* keep,
-                         std::string* io_error) {
+FileOutcome ValidatePath(const std::string& path, const Policy& policy, bool hash,
+                         std::optional<ValidatedFile>* keep, std::string* io_error) {
   absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
   if (source.ok()) {
     absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy);
+    if (file.ok() && hash) {
+      absl::StatusOr<std::string> digest = HashSource(**source);
+      if (digest.ok()) {
+        file->set_sha256(*std::move(digest));
+      } else {
+        file = digest.status();
+      }
+    }
     if (file.ok()) {
       keep->emplace(std::move(*file));
       return FileOutcome{path, &(*keep)->report(), ""};
@@ -347,7 +358,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
-        const FileOutcome outcome = ValidatePath(e->path, *policy, &validated, &io_error);
+        const FileOutcome outcome = ValidatePath(e->path, *policy, o->hash, &validated, &io_error);
         raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }

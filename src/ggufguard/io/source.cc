@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/bytes.h"
+#include "ggufguard/base/sha256.h"
 
 namespace ggufguard {
 namespace {
@@ -66,50 +68,122 @@ absl::Status FileSource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<uint8_t>> ReadStream(int fd, uint64_t max_bytes) {
-  std::vector<uint8_t> bytes;
-  constexpr size_t kChunk = 1 << 20;
+uint64_t FileSource::NextData(uint64_t offset) {
+  if (offset >= size_) return size_;
+  const off_t next = ::lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+  // ENXIO: only a hole is left. Any other failure (a file system without
+  // SEEK_DATA): assume data, and read.
+  if (next < 0) return errno == ENXIO ? size_ : offset;
+  return std::min<uint64_t>(static_cast<uint64_t>(next), size_);
+}
+
+absl::StatusOr<std::string> HashSource(ByteSource& source) {
+  constexpr uint64_t kStep = uint64_t{1} << 20;
+  std::vector<uint8_t> buf(static_cast<size_t>(std::min(kStep, source.size())));
+  Sha256 hash;
+  for (uint64_t at = 0; at < source.size();) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), source.size() - at));
+    absl::Status s = source.ReadAt(at, absl::MakeSpan(buf.data(), n));
+    if (!s.ok()) return s;
+    hash.Update(buf.data(), n);
+    at += n;
+  }
+  return hash.HexDigest();
+}
+
+absl::StatusOr<size_t> FdStream::Read(absl::Span<uint8_t> out) {
   for (;;) {
-    size_t old = bytes.size();
-    // Read at most one byte past the cap, to tell "exactly the cap" from "over".
-    // (Compare before adding the one: with no cap, max_bytes = 2^64 - 1, the
-    // sum would wrap to 0 and read nothing.)
-    uint64_t left = max_bytes - std::min<uint64_t>(old, max_bytes);
-    size_t want = left < kChunk ? static_cast<size_t>(left) + 1 : kChunk;
-    bytes.resize(old + want);
-    ssize_t got = ::read(fd, bytes.data() + old, want);
-    if (got < 0) {
-      if (errno == EINTR) {
-        bytes.resize(old);
-        continue;
-      }
-      return ErrnoStatus("cannot read standard input");
+    const ssize_t got = ::read(fd_, out.data(), out.size());
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno != EINTR) return ErrnoStatus(absl::StrCat("cannot read ", name_));
+  }
+}
+
+absl::StatusOr<size_t> MemoryStream::Read(absl::Span<uint8_t> out) {
+  const size_t n = std::min({out.size(), max_read_, bytes_.size() - at_});
+  if (n > 0) std::memcpy(out.data(), bytes_.data() + at_, n);
+  at_ += n;
+  return n;
+}
+
+StreamZeroMap::StreamZeroMap(uint64_t start, std::vector<uint64_t> boundaries)
+    : start_(start), position_(start), cuts_(std::move(boundaries)) {
+  cuts_.erase(std::remove_if(cuts_.begin(), cuts_.end(), [&](uint64_t b) { return b <= start_; }), cuts_.end());
+  std::sort(cuts_.begin(), cuts_.end());
+  cuts_.erase(std::unique(cuts_.begin(), cuts_.end()), cuts_.end());
+  first_nonzero_.assign(cuts_.size() + 1, kNone);
+}
+
+void StreamZeroMap::Feed(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    // The bytes of this call that lie in the current segment.
+    const uint64_t segment_end = segment_ < cuts_.size() ? cuts_[segment_] : UINT64_MAX;
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, segment_end - position_));
+    if (first_nonzero_[segment_] == kNone) {
+      // Only a segment that is zero so far is scanned: the rest of a tensor
+      // that has shown a non-zero byte costs nothing.
+      const uint64_t i = FirstNonZero(p, take);
+      if (i < take) first_nonzero_[segment_] = position_ + i;
     }
-    bytes.resize(old + static_cast<size_t>(got));
-    if (got == 0) return bytes;
-    if (bytes.size() > max_bytes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("standard input is larger than the limit of ", max_bytes,
-                       " bytes held in memory (raise it with --max-stdin-bytes, or pass a path)"));
+    p += take;
+    n -= take;
+    position_ += take;
+    if (position_ == segment_end) ++segment_;
+  }
+}
+
+absl::StatusOr<bool> StreamZeroMap::AllZero(uint64_t offset, uint64_t n, uint64_t* first_nonzero) const {
+  const uint64_t end = offset + n;  // FileView proved it inside the stream
+  if (offset < start_ || end > position_) return absl::InternalError("zero check outside the streamed bytes");
+  if (n == 0) return true;
+  // Segment k is [k == 0 ? start_ : cuts_[k-1], k < cuts_.size() ? cuts_[k] : end of stream).
+  auto is_edge = [&](uint64_t at) {
+    return at == start_ || at == position_ || std::binary_search(cuts_.begin(), cuts_.end(), at);
+  };
+  if (!is_edge(offset) || !is_edge(end)) {
+    return absl::InternalError(absl::StrCat("zero check [", offset, ", ", end, ") does not fall on the boundaries "
+                                            "the header fixed"));
+  }
+  for (size_t k = static_cast<size_t>(std::upper_bound(cuts_.begin(), cuts_.end(), offset) - cuts_.begin());
+       k < first_nonzero_.size(); ++k) {
+    const uint64_t segment_begin = k == 0 ? start_ : cuts_[k - 1];
+    if (segment_begin >= end) break;
+    if (first_nonzero_[k] != kNone) {
+      *first_nonzero = first_nonzero_[k];
+      return false;
     }
   }
+  return true;
 }
 
 absl::StatusOr<bool> FileView::AllZero(uint64_t offset, uint64_t n, uint64_t* first_nonzero) {
   if (!RangeInside(offset, n, size_)) return absl::InternalError("AllZero range outside the file");
-  constexpr uint64_t kWindow = 64 * 1024;
-  uint64_t end = offset + n;
+  // A read past the prefix takes 64 KiB, so that neighbouring small pads
+  // cost one read, or up to 1 MiB for a longer range (1 MiB alignment).
+  constexpr uint64_t kMinWindow = uint64_t{64} << 10;
+  constexpr uint64_t kMaxWindow = uint64_t{1} << 20;
+  // Holes are looked for only across ranges of a few windows or more: below
+  // that, an lseek costs more than the read it could save.
+  constexpr uint64_t kHoleWorthAsking = 4 * kMinWindow;
+  const uint64_t end = offset + n;
   while (offset < end) {
     const uint8_t* p;
     uint64_t avail;
     if (offset < prefix_.size()) {
       p = prefix_.data() + offset;
       avail = prefix_.size() - offset;
+    } else if (map_ != nullptr) {
+      return map_->AllZero(offset, end - offset, first_nonzero);
     } else {
       if (source_ == nullptr) return absl::InternalError("read past the prefix without a source");
       if (offset < window_offset_ || offset >= window_offset_ + window_.size()) {
+        if (end - offset >= kHoleWorthAsking) {
+          offset = std::min(end, std::max(offset, source_->NextData(offset)));
+          if (offset == end) break;
+        }
         window_offset_ = offset;
-        window_.resize(std::min<uint64_t>(kWindow, size_ - offset));
+        const uint64_t wanted = std::clamp(end - offset, kMinWindow, kMaxWindow);
+        window_.resize(std::min<uint64_t>(wanted, size_ - offset));
         absl::Status s = source_->ReadAt(offset, absl::MakeSpan(window_));
         if (!s.ok()) {
           window_.clear();
@@ -119,12 +193,11 @@ absl::StatusOr<bool> FileView::AllZero(uint64_t offset, uint64_t n, uint64_t* fi
       p = window_.data() + (offset - window_offset_);
       avail = window_.size() - (offset - window_offset_);
     }
-    uint64_t take = std::min(avail, end - offset);
-    for (uint64_t i = 0; i < take; ++i) {
-      if (p[i] != 0) {
-        *first_nonzero = offset + i;
-        return false;
-      }
+    const uint64_t take = std::min(avail, end - offset);
+    const uint64_t i = FirstNonZero(p, take);
+    if (i < take) {
+      *first_nonzero = offset + i;
+      return false;
     }
     offset += take;
   }

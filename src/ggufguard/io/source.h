@@ -26,6 +26,10 @@ class ByteSource {
   // Fills `out` with the bytes at [offset, offset + out.size()); an error if
   // that range is not inside the source or the read fails.
   virtual absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) = 0;
+  // The first offset >= `offset` that may hold a non-zero byte: a file
+  // system hole before it reads as zeros. `offset` itself unless the source
+  // knows better; size() when only a hole is left.
+  virtual uint64_t NextData(uint64_t offset) { return offset; }
 };
 
 class MemorySource final : public ByteSource {
@@ -48,6 +52,9 @@ class FileSource final : public ByteSource {
 
   uint64_t size() const override { return size_; }
   absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override;
+  // lseek(SEEK_DATA): one system call that skips a hole of any size.
+  uint64_t NextData(uint64_t offset) override;
+  int fd() const { return fd_; }
 
  private:
   FileSource(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
@@ -67,6 +74,7 @@ class CountingSource final : public ByteSource {
     bytes_read_ += out.size();
     return inner_.ReadAt(offset, out);
   }
+  uint64_t NextData(uint64_t offset) override { return inner_.NextData(offset); }
   uint64_t reads() const { return reads_; }
   uint64_t bytes_read() const { return bytes_read_; }
 
@@ -76,29 +84,96 @@ class CountingSource final : public ByteSource {
   uint64_t bytes_read_ = 0;
 };
 
-// Reads a whole stream (standard input) into memory, refusing to hold more
-// than `max_bytes`: a clear error instead of an out-of-memory kill.
-absl::StatusOr<std::vector<uint8_t>> ReadStream(int fd, uint64_t max_bytes);
+// SHA-256 of the whole source, read in 1 MiB steps; lower-case hex.
+absl::StatusOr<std::string> HashSource(ByteSource& source);
+
+// A stream read forward once: standard input, a pipe, a socket.
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Reads up to out.size() bytes into `out`; 0 only at the end of the stream.
+  virtual absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) = 0;
+};
+
+// read(2) on a descriptor the caller owns.
+class FdStream final : public ByteStream {
+ public:
+  FdStream(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override;
+
+ private:
+  int fd_;
+  std::string name_;
+};
+
+// Bytes in memory served in reads of at most `max_read` bytes: the tests and
+// the prefix fuzzer cut a file at every kind of place this way.
+class MemoryStream final : public ByteStream {
+ public:
+  explicit MemoryStream(absl::Span<const uint8_t> bytes, size_t max_read = SIZE_MAX)
+      : bytes_(bytes), max_read_(max_read == 0 ? 1 : max_read) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override;
+  size_t consumed() const { return at_; }
+
+ private:
+  absl::Span<const uint8_t> bytes_;
+  size_t max_read_;
+  size_t at_ = 0;
+};
+
+// What a stream's data section held, for the layout rules' zero checks,
+// recorded in its one forward pass without keeping its bytes. The header
+// fixes, before the data is read, every offset at which a zero check may
+// start or end (DataLayoutBoundaries in rules/rules.h); the map keeps, for
+// each segment between two consecutive such offsets, the offset of its
+// first non-zero byte. Its size is bounded by the header's tensor count.
+class StreamZeroMap {
+ public:
+  // Covers the stream from `start` on; `boundaries` in any order, with
+  // duplicates and offsets before `start` allowed.
+  StreamZeroMap(uint64_t start, std::vector<uint64_t> boundaries);
+  // The next bytes of the stream, which are at position().
+  void Feed(const uint8_t* p, size_t n);
+  uint64_t position() const { return position_; }
+  uint64_t start() const { return start_; }
+  // Once the stream has ended: whether [offset, offset + n) is all zero,
+  // with the first non-zero byte's offset in *first_nonzero. Both ends must
+  // be boundaries, start() or the end of the stream: anything else is an
+  // internal error (a zero check the boundaries did not foresee).
+  absl::StatusOr<bool> AllZero(uint64_t offset, uint64_t n, uint64_t* first_nonzero) const;
+
+ private:
+  static constexpr uint64_t kNone = UINT64_MAX;
+  uint64_t start_;
+  uint64_t position_;
+  std::vector<uint64_t> cuts_;            // sorted, unique, all > start_
+  std::vector<uint64_t> first_nonzero_;  // per segment: [start_ or cut k-1, cut k), last one open-ended
+  size_t segment_ = 0;                    // the segment position_ is in
+};
 
 // The file as the rules see it: the prefix that holds the header, plus the
-// source for the few reads past it (padding between tensors).
+// source for the few reads past it (padding between tensors), or, for a
+// stream, the zero map recorded while it was read.
 class FileView {
  public:
   FileView(absl::Span<const uint8_t> prefix, ByteSource* source)
       : prefix_(prefix), source_(source), size_(source ? source->size() : prefix.size()) {}
+  FileView(absl::Span<const uint8_t> prefix, const StreamZeroMap* map, uint64_t size)
+      : prefix_(prefix), source_(nullptr), map_(map), size_(size) {}
 
   uint64_t size() const { return size_; }
   absl::Span<const uint8_t> prefix() const { return prefix_; }
 
   // True when every byte of [offset, offset + n) is zero; the first non-zero
   // byte's offset goes to *first_nonzero. The range must lie inside the file.
-  // Reads past the prefix go through a 64 KiB window, so neighbouring pads
-  // cost one read.
+  // Reads past the prefix go through a 64 KiB to 1 MiB window, so neighbouring pads
+  // cost one read, and skip file system holes (a hole reads as zeros).
   absl::StatusOr<bool> AllZero(uint64_t offset, uint64_t n, uint64_t* first_nonzero);
 
  private:
   absl::Span<const uint8_t> prefix_;
   ByteSource* source_;
+  const StreamZeroMap* map_ = nullptr;
   uint64_t size_;
   std::vector<uint8_t> window_;
   uint64_t window_offset_ = 0;

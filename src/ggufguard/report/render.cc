@@ -88,6 +88,27 @@ void AddKeyCollisions(const Report& r, Json& f) {
   f["key_collisions_suppressed"] = r.key_collisions_suppressed;
 }
 
+const char* CoverageName(Report::Coverage c) {
+  switch (c) {
+    case Report::Coverage::kWholeFile: return "whole-file";
+    case Report::Coverage::kHeaderOnly: return "header-only";
+    case Report::Coverage::kStoppedAtError: return "stopped-at-error";
+  }
+  return "whole-file";  // unreachable: every value is listed
+}
+
+// What a partial report did not look at, for the text verdict line.
+std::string CoverageNote(const Report& r) {
+  switch (r.coverage) {
+    case Report::Coverage::kWholeFile: return "";
+    case Report::Coverage::kHeaderOnly:
+      return absl::StrCat(" [header only: the first ", r.bytes_read, " bytes; data section not checked]");
+    case Report::Coverage::kStoppedAtError:
+      return absl::StrCat(" [stopped at the first error after ", r.bytes_read, " bytes (--fail-fast)]");
+  }
+  return "";
+}
+
 // One input's entry of the JSON report, also one line of `scan`'s output.
 // Every string in it is printable ASCII: file bytes, paths and I/O errors
 // (which name the path) go through EscapeForDisplay, so no consumer that
@@ -102,6 +123,9 @@ Json FileJson(const FileOutcome& o) {
   }
   const Report& r = *o.report;
   f["header_parsed"] = r.header_parsed;
+  f["coverage"] = CoverageName(r.coverage);
+  if (r.coverage != Report::Coverage::kWholeFile) f["bytes_read"] = r.bytes_read;
+  if (!r.sha256.empty()) f["sha256"] = r.sha256;
   f["header"] = HeaderJson(r);
   Json findings = Json::array();
   for (const Finding& x : r.findings) {
@@ -150,7 +174,8 @@ std::string RenderTextFile(const FileOutcome& o) {
   }
   Counts c = CountFindings(*o.report);
   absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
-                  " notes)\n");
+                  " notes)", CoverageNote(*o.report), o.report->sha256.empty() ? "" : " sha256 ", o.report->sha256,
+                  "\n");
   return out;
 }
 

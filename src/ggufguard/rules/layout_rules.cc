@@ -37,6 +37,27 @@ absl::Status CheckPadding(uint64_t begin, uint64_t end, std::string_view what, R
 
 }  // namespace
 
+std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& h) {
+  // Every zero check of CheckDataLayout below starts and ends at one of
+  // these, or at the end of the file: the header padding [infos_end,
+  // data_offset), and padding from a tensor's end (or data_offset) to its
+  // aligned end or to the next tensor's start.
+  std::vector<uint64_t> out;
+  if (!h.data_offset_known) return out;
+  out.reserve(2 + 3 * h.tensors.size());
+  out.push_back(h.infos_end);
+  out.push_back(h.data_offset);
+  for (const TensorInfo& t : h.tensors) {
+    uint64_t begin = 0, end = 0, aligned = 0;
+    if (!CheckedAdd(h.data_offset, t.relative_offset, &begin)) continue;
+    out.push_back(begin);
+    if (!t.size_known || !CheckedAdd(begin, t.byte_size, &end)) continue;
+    out.push_back(end);
+    if (CheckedAlignUp(end, h.alignment, &aligned)) out.push_back(aligned);
+  }
+  return out;
+}
+
 absl::Status CheckDataLayout(RuleContext& ctx) {
   GgufHeader& h = ctx.header;
   if (!h.data_offset_known) return absl::OkStatus();

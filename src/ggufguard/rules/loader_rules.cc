@@ -63,6 +63,8 @@ std::string Bytes(uint64_t n) {
 // no_alloc=false, candle, gguf-py's memmap views, custom loaders) reserves
 // the declared sizes, whatever the file holds. The layout rules already
 // report each tensor out of bounds or overlapping; this gives the total.
+}  // namespace
+
 void CheckTensorAllocation(RuleContext& ctx) {
   const uint64_t file_size = ctx.file.size();
   uint64_t total = 0;
@@ -78,6 +80,8 @@ void CheckTensorAllocation(RuleContext& ctx) {
                             " (past the end from tensor '", EscapeForDisplay(crossing->name),
                             "'): a loader that allocates tensors before reading them would reserve that much"));
 }
+
+namespace {
 
 // A per-layer hyperparameter as llama.cpp's get_key_or_arr reads it: a u32
 // for every layer, or element `il` of a bool/u32/i32 array exactly n_layer
@@ -181,7 +185,6 @@ void CheckHeaderMemory(RuleContext& ctx) {
 }  // namespace
 
 void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys) {
-  CheckTensorAllocation(ctx);
   CheckKvCache(ctx, keys);
   CheckVocabularySize(ctx, keys);
   CheckHeaderMemory(ctx);

@@ -34,6 +34,11 @@ void CheckTensorInfos(RuleContext& ctx);
 // 6xxx: where tensor data lies in the file. Reads padding bytes past the
 // header, so it can fail with an I/O error.
 absl::Status CheckDataLayout(RuleContext& ctx);
+// Every offset at which CheckDataLayout may start or end a zero check (the
+// end of the file aside), known from the header once CheckAlignment and
+// CheckTensorInfos have run: a stream records what it needs of its data
+// section at these (StreamZeroMap) without keeping the bytes.
+std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& header);
 
 // Reports one rule's findings from a loop that may find millions (a crafted
 // vocabulary, a million unknown keys). Past the policy's per-rule cap the
@@ -70,9 +75,13 @@ void CheckKnownKeys(RuleContext& ctx, const KeyIndex& keys);
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys);
 // 8xxx: every tokenizer.chat_template* value, through ScanChatTemplate.
 void CheckChatTemplates(RuleContext& ctx);
-// 9xxx: what a loader would allocate (tensors, KV cache, vocabulary, header
-// objects) against the file size and the policy limits.
+// 9xxx: what a loader would allocate (KV cache, vocabulary, header objects)
+// against the policy limits.
 void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);
+// GG9001: the tensors' declared sizes against the file's size. With
+// CheckDataLayout, the only rules that need the file's size: a stream knows
+// it only once it has been read.
+void CheckTensorAllocation(RuleContext& ctx);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);

@@ -5,10 +5,9 @@
 // it; each kind of issue it finds is one rule here.
 #include "ggufguard/rules/template_rules.h"
 
-#include <nettle/sha2.h>
-
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/rules/chat_template_scan.h"
@@ -32,18 +31,6 @@ RuleId RuleFor(TemplateIssueKind kind) {
   return RuleId::kChatTemplateUnterminated;  // unreachable: every kind is listed
 }
 
-// Nettle, not OpenSSL: OpenSSL 3 loads its provider machinery on the first
-// digest, which cost ~1.3 ms of CPU per process here, plus ~1 ms to load
-// libcrypto.so at all; nettle's SHA-256 is a plain function with no global
-// state, linked from its static archive (docs/performance.md, "Whole process").
-std::string Sha256Hex(std::string_view data) {
-  sha256_ctx ctx;
-  sha256_init(&ctx);
-  sha256_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
-  uint8_t md[SHA256_DIGEST_SIZE];
-  sha256_digest(&ctx, sizeof md, md);
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(md), sizeof md));
-}
 
 }  // namespace
 
