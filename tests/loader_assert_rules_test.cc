@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,10 @@ namespace {
 using ::ggufguard::testing::BuiltFile;
 using ::ggufguard::testing::Check;
 using ::ggufguard::testing::CountRule;
+using ::ggufguard::testing::Describe;
 using ::ggufguard::testing::GgufValue;
 using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
 using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
@@ -147,6 +150,64 @@ TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
 }
 
+// load_hparams' expert asserts, each with the file that trips it and the
+// neighbour that llama.cpp loads.
+TEST(LoaderAssertRulesTest, ExpertCountsThatLlamaCppAssertsOn) {
+  struct Counts {
+    const char* what;
+    std::optional<uint32_t> experts, used, groups, group_used;
+    bool aborts;
+  };
+  const Counts kCases[] = {
+      {"no experts", std::nullopt, std::nullopt, std::nullopt, std::nullopt, false},
+      {"8 experts, 2 used", 8, 2, std::nullopt, std::nullopt, false},
+      {"512 experts (Qwen3-Next)", 512, 10, std::nullopt, std::nullopt, false},
+      {"both 0", 0, 0, std::nullopt, std::nullopt, false},
+      {"groups of DeepSeek-V3", 256, 8, 8, 4, false},
+      {"one group", 8, 2, 1, std::nullopt, false},
+      {"513 experts", 513, 2, std::nullopt, std::nullopt, true},
+      {"more used than experts", 4, 5, std::nullopt, std::nullopt, true},
+      {"used without experts", std::nullopt, 1, std::nullopt, std::nullopt, true},
+      {"experts, none used", 8, std::nullopt, std::nullopt, std::nullopt, true},
+      {"experts, 0 used", 8, 0, std::nullopt, std::nullopt, true},
+      {"as many groups as experts", 8, 2, 8, 1, true},
+      {"groups do not divide", 8, 2, 3, 1, true},
+      {"no group used", 8, 2, 4, 0, true},
+      {"every group used", 8, 2, 4, 4, true},
+      {"groups without experts", std::nullopt, std::nullopt, 2, 1, true},
+  };
+  for (const Counts& c : kCases) {
+    TinyModel m = MakeTinyModel();
+    if (c.experts) m.Set("llama.expert_count", GgufValue::U32(*c.experts));
+    if (c.used) m.Set("llama.expert_used_count", GgufValue::U32(*c.used));
+    if (c.groups) m.Set("llama.expert_group_count", GgufValue::U32(*c.groups));
+    if (c.group_used) m.Set("llama.expert_group_used_count", GgufValue::U32(*c.group_used));
+    const Report r = Check(m.Build());
+    EXPECT_EQ(HasRule(r, RuleId::kExpertCounts), c.aborts) << c.what << "\n" << Describe(r);
+  }
+}
+
+TEST(LoaderAssertRulesTest, ExpertCountsReadPerLayerUsedCountsAndOnlyU32) {
+  TinyModel m = MakeTinyModel();  // one block
+  m.Set("llama.expert_count", GgufValue::U32(4)).Set("llama.expert_used_count", GgufValue::U32Array({5}));
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kExpertCounts));
+  m.Set("llama.expert_used_count", GgufValue::U32Array({2}));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kExpertCounts));
+  m.Set("llama.expert_used_count", GgufValue::U32Array({2, 2}));  // not one per layer: refused
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kExpertCounts));
+  // Not u32: get_key throws (a refusal, GG4004's business), no assert runs.
+  m.Set("llama.expert_used_count", GgufValue::I32(9));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kExpertCounts));
+  m.Set("llama.expert_used_count", GgufValue::U32(9)).Set("llama.expert_count", GgufValue::U64(4));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kExpertCounts));
+  // An architecture llama.cpp does not build refuses the file before.
+  TinyModel other = MakeTinyModel();
+  other.Set("general.architecture", GgufValue::Str("no-such-arch"))
+      .Set("no-such-arch.expert_count", GgufValue::U32(4))
+      .Set("no-such-arch.expert_used_count", GgufValue::U32(8));
+  EXPECT_TRUE(LacksRule(Check(other.Build()), RuleId::kExpertCounts));
+}
+
 // The files the oracle found, as committed: each is rejected under the
 // default policy with its rule (tests/tools/make_corpus.cc writes them).
 TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
@@ -159,6 +220,7 @@ TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
       {"oracle-nextn-layers.gguf", RuleId::kNextnLayersRange},
       {"oracle-rope-scaling-type.gguf", RuleId::kRopeScalingType},
       {"oracle-duplicate-token.gguf", RuleId::kDuplicateToken},
+      {"oracle-expert-used-count.gguf", RuleId::kExpertCounts},
   };
   const std::filesystem::path dir = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "regressions";
   for (const auto& [file, rule] : kRegressions) {

@@ -25,6 +25,7 @@ namespace {
 using testing::BuiltFile;
 using testing::DataFill;
 using testing::Describe;
+using testing::FindingsAre;
 using testing::GgufBuilder;
 using testing::GgufValue;
 using testing::HasFinding;
@@ -561,6 +562,23 @@ std::vector<RuleCase> Cases() {
     BuiltFile bad = WithTensor("t", {uint64_t{1} << 32, uint64_t{1} << 31}, kI8, {.byte_size = 64});
     return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {64, 1}, kI8)};
   });
+  add("StridesPastAZeroDim", RuleId::kTensorSizeOverflow, [] {
+    // 0 elements, but ggml's strides multiply the other dims: 2^40 * 2^40.
+    BuiltFile bad = WithTensor("t", {0, uint64_t{1} << 40, uint64_t{1} << 40}, kI8, {.byte_size = 0});
+    return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {64, 2, 1}, kI8)};
+  });
+  add("Ne1Zero", RuleId::kZeroDim, [] {
+    BuiltFile bad = WithTensor("t", {8, 0}, kF32);
+    return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {8, 1}, kF32)};
+  });
+  add("Ne0Zero", RuleId::kZeroDim, [] {
+    BuiltFile bad = WithTensor("t", {0, 4}, kF32);
+    return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {1, 4}, kF32)};
+  });
+  add("Ne3Zero", RuleId::kZeroDim, [] {
+    BuiltFile bad = WithTensor("t", {2, 2, 2, 0}, kF32);
+    return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {2, 2, 2, 1}, kF32)};
+  });
   add("ByteSize", RuleId::kTensorSizeOverflow, [] {
     BuiltFile bad = WithTensor("t", {uint64_t{1} << 62}, kF32, {.byte_size = 64});
     return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {16}, kF32)};
@@ -873,10 +891,16 @@ TEST(ZeroTensorFilesTest, AnythingPastThePaddedEndIsTrailing) {
   EXPECT_TRUE(testing::FindingsAre(r, {{RuleId::kTrailingBytes, f.data_offset}}));
 }
 
-TEST(DataLayoutTest, ZeroSizedTensorNeedsNoData) {
+TEST(DataLayoutTest, ZeroSizedTensorNeedsNoDataButIsAnError) {
+  // GG5012 (ggml divides by the dims), and nothing else: it holds no bytes,
+  // so the file may end at the data section.
   BuiltFile f = GgufBuilder().AddTensor("empty", {0, 8}, kF32).Build();
   EXPECT_EQ(f.file_size, f.data_offset);
-  EXPECT_TRUE(IsValid(Validate(f)));
+  const Report r = Validate(f);
+  EXPECT_TRUE(FindingsAre(r, {{RuleId::kZeroDim, f.tensor_info_offsets[0]}})) << Describe(r);
+  ASSERT_EQ(r.header.tensors.size(), 1u);
+  EXPECT_TRUE(r.header.tensors[0].size_known);
+  EXPECT_EQ(r.header.tensors[0].byte_size, 0u);
 }
 
 TEST(DataLayoutTest, ValidFileFillsInSizesAndAbsoluteOffsets) {

@@ -330,12 +330,6 @@ std::vector<ValidFile> ValidFiles() {
     b.AddTensor("a.weight", {3}, 0).AddTensor("b.weight", {5}, 0);
     out.push_back({"no-end-padding.gguf", b.Build().bytes});
   }
-  {
-    GgufBuilder b = WithArch();  // a tensor with a zero dimension holds no bytes
-    b.AddKv("general.name", GgufValue::Str("empty tensor"));
-    b.AddTensor("empty.weight", {0, 4}, 0).AddTensor("b.weight", {8}, 0);
-    out.push_back({"zero-size-tensor.gguf", b.Build().bytes});
-  }
   return out;
 }
 
@@ -460,6 +454,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kRowNotBlockMultiple, OneTensor("a.weight", {33}, 8));
   add(RuleId::kTensorSizeOverflow,
       OneTensor("a.weight", {1}, 0, TensorOptions{.written_dims = std::vector<uint64_t>{uint64_t{1} << 40, uint64_t{1} << 40}}));
+  add(RuleId::kZeroDim, OneTensor("a.weight", {8, 0}, 0));
 
   // 6xxx data layout
   // b claims [36, 68): aligned neither to 32 nor overlapping a [0, 36).
@@ -543,6 +538,9 @@ std::map<RuleId, Reproducer> Reproducers() {
                                      .AddKv("llama.nextn_predict_layers", GgufValue::U32(2)));
   add(RuleId::kRopeScalingType, arch("llama").AddKv("llama.rope.scaling.type", GgufValue::Str("dynamic")));
   add(RuleId::kDuplicateToken, vocab({"a", "b", "a"}));
+  add(RuleId::kExpertCounts, arch("llama")
+                                 .AddKv("llama.expert_count", GgufValue::U32(4))
+                                 .AddKv("llama.expert_used_count", GgufValue::U32(8)));
   return r;
 }
 
@@ -656,6 +654,10 @@ std::vector<OracleRegression> OracleRegressions() {
                  MinimalLlama({{"llama.nextn_predict_layers", GgufValue::U32(2)}}).Build().bytes});
   out.push_back({"oracle-rope-scaling-type.gguf", RuleId::kRopeScalingType,
                  MinimalLlama({{"llama.rope.scaling.type", GgufValue::Str("dynamic")}}).Build().bytes});
+  out.push_back({"oracle-expert-used-count.gguf", RuleId::kExpertCounts,
+                 MinimalLlama({{"llama.expert_count", GgufValue::U32(4)}, {"llama.expert_used_count", GgufValue::U32(8)}})
+                     .Build()
+                     .bytes});
   return out;
 }
 

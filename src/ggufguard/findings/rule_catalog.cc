@@ -70,13 +70,14 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kIntermediateGgmlType, "intermediate-ggml-type", W, E, "a compute-only ggml type (Q8_1, Q8_K) stored in a file"},
     {RuleId::kRowNotBlockMultiple, "row-not-block-multiple", E, E, "ne[0] is not a multiple of the type's block size"},
     {RuleId::kTensorSizeOverflow, "tensor-size-overflow", E, E, "element count or byte size overflows 64 bits"},
+    {RuleId::kZeroDim, "zero-dim", E, E, "a tensor dimension of 0 (ggml divides by ne[1..3]: SIGFPE)"},
 
     {RuleId::kTensorMisaligned, "tensor-misaligned", E, E, "a tensor offset that is not a multiple of the alignment"},
     {RuleId::kTensorOutOfBounds, "tensor-out-of-bounds", E, E, "a tensor whose bytes lie past the end of the file"},
     {RuleId::kTensorOverlap, "tensor-overlap", E, E, "two tensors share bytes"},
-    {RuleId::kTensorGap, "tensor-gap", W, E, "unused bytes between tensors beyond the alignment padding"},
+    {RuleId::kTensorGap, "tensor-gap", E, E, "unused bytes between tensors beyond the alignment padding"},
     {RuleId::kTensorOutOfOrder, "tensor-out-of-order", W, E, "tensor data not in the order of the tensor infos"},
-    {RuleId::kNonZeroPadding, "nonzero-padding", W, E, "alignment padding bytes that are not zero"},
+    {RuleId::kNonZeroPadding, "nonzero-padding", E, E, "alignment padding bytes that are not zero"},
     {RuleId::kTrailingBytes, "trailing-bytes", E, E, "bytes after the end of the last tensor's padded data (polyglot risk)"},
     {RuleId::kMissingTensorData, "missing-tensor-data", E, E, "the file ends at or before the data section"},
 
@@ -106,6 +107,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers above block_count (llama.cpp asserts)"},
     {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},
     {RuleId::kDuplicateToken, "duplicate-token", E, E, "two tokens with the same text, as llama.cpp reads it (llama.cpp asserts)"},
+    {RuleId::kExpertCounts, "expert-counts", E, E, "{arch}.expert_count / expert_used_count / expert groups that llama.cpp asserts on"},
 };
 
 static_assert([] {

@@ -80,6 +80,7 @@ enum class RuleId : uint16_t {
   kIntermediateGgmlType = 5009,
   kRowNotBlockMultiple = 5010,
   kTensorSizeOverflow = 5011,
+  kZeroDim = 5012,
   // 6xxx data layout
   kTensorMisaligned = 6001,
   kTensorOutOfBounds = 6002,
@@ -116,6 +117,7 @@ enum class RuleId : uint16_t {
   kNextnLayersRange = 9052,
   kRopeScalingType = 9053,
   kDuplicateToken = 9054,
+  kExpertCounts = 9055,
 };
 
 struct RuleInfo {

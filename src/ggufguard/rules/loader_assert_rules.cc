@@ -3,6 +3,8 @@
 // found by the loader oracle (fuzz/oracle, docs/fuzzing.md) and is checked
 // here exactly as the loader's code decides it, so that no file llama.cpp
 // loads is rejected.
+#include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -96,6 +98,73 @@ void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
                             "!= LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)) while reading the hyperparameters"));
 }
 
+// llama.cpp's LLAMA_MAX_EXPERTS in the sources the tables come from (512,
+// "Qwen3 Next"; it was 256 before 2026 and is 1024 in some later builds: a
+// file between two limits aborts the older loaders, and none exists yet).
+constexpr uint32_t kMaxExperts = 512;
+
+// load_hparams reads the four expert counts (u32, optional, 0 when absent)
+// for every architecture and asserts, before it looks at any tensor:
+//   n_expert <= LLAMA_MAX_EXPERTS, n_expert_used <= n_expert, and
+//   with experts: n_expert_used > 0, n_expert_groups < n_expert, and with
+//   groups (> 1): n_expert % n_expert_groups == 0, 0 < n_group_used <
+//   n_expert_groups; without experts: n_expert_used == 0, no groups.
+// Later builds take expert_used_count per layer and assert on its maximum,
+// so an array of per-layer counts is read that way; a value of another type
+// is refused by get_key (an exception, not an abort).
+void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel) return;  // llama.cpp refuses the file first
+  const KeyValue* experts_kv = keys.FindArch("expert_count");
+  const KeyValue* used_kv = keys.FindArch("expert_used_count");
+  const KeyValue* groups_kv = keys.FindArch("expert_group_count");
+  const KeyValue* group_used_kv = keys.FindArch("expert_group_used_count");
+  if (experts_kv == nullptr && used_kv == nullptr && groups_kv == nullptr && group_used_kv == nullptr) return;
+  // A present key of another type: get_key throws, the load is refused.
+  for (const KeyValue* kv : {experts_kv, groups_kv, group_used_kv}) {
+    if (kv != nullptr && !keys.U32(kv)) return;
+  }
+  const uint64_t experts = keys.U32(experts_kv).value_or(0);
+  uint64_t used = 0;
+  if (used_kv != nullptr && used_kv->value.type == ValueType::kArray) {
+    const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+    if (!blocks || !PerLayerValue(used_kv, 0, *blocks)) return;  // not one per layer: refused
+    for (uint32_t il = 0; il < *blocks; ++il) used = std::max(used, *PerLayerValue(used_kv, il, *blocks));
+  } else if (used_kv != nullptr) {
+    if (!keys.U32(used_kv)) return;
+    used = *keys.U32(used_kv);
+  }
+  const uint64_t groups = keys.U32(groups_kv).value_or(0);
+  const uint64_t group_used = keys.U32(group_used_kv).value_or(0);
+  const KeyValue* at = experts_kv != nullptr ? experts_kv : used_kv != nullptr ? used_kv : groups_kv;
+  std::string problem;
+  if (experts > kMaxExperts) {
+    problem = absl::StrCat("expert_count ", experts, " is above LLAMA_MAX_EXPERTS (", kMaxExperts, ")");
+  } else if (used > experts) {
+    problem = absl::StrCat("expert_used_count ", used, " is above expert_count ", experts);
+    at = used_kv;
+  } else if (experts > 0 && used == 0) {
+    problem = absl::StrCat("expert_count is ", experts, " but expert_used_count is 0 (or absent)");
+  } else if (experts > 0 && groups >= experts) {
+    problem = absl::StrCat("expert_group_count ", groups, " is not below expert_count ", experts);
+    at = groups_kv;
+  } else if (experts > 0 && groups > 1 && experts % groups != 0) {
+    problem = absl::StrCat("expert_count ", experts, " is not a multiple of expert_group_count ", groups);
+    at = groups_kv;
+  } else if (experts > 0 && groups > 1 && (group_used == 0 || group_used >= groups)) {
+    problem = absl::StrCat("expert_group_used_count ", group_used, " is not in 1..", groups - 1,
+                           " for expert_group_count ", groups);
+    at = group_used_kv != nullptr ? group_used_kv : groups_kv;
+  } else if (experts == 0 && groups != 0) {
+    problem = absl::StrCat("expert_group_count ", groups, " without experts");
+    at = groups_kv;
+  }
+  if (problem.empty()) return;
+  ctx.sink.Add(RuleId::kExpertCounts, at->value.offset,
+               absl::StrCat(Sv(problem), " ('", EscapeForDisplay(keys.arch()),
+                            ".expert_*'): llama.cpp aborts (GGML_ASSERT in load_hparams) before it reads a tensor"));
+}
+
 }  // namespace
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
@@ -103,6 +172,7 @@ void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckWordPieceByteTokens(ctx, keys);
   CheckNextnLayers(ctx, keys);
   CheckRopeScalingType(ctx, keys);
+  CheckExpertCounts(ctx, keys);
 }
 
 }  // namespace ggufguard

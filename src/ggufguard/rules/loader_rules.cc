@@ -81,12 +81,10 @@ void CheckTensorAllocation(RuleContext& ctx) {
                             "'): a loader that allocates tensors before reading them would reserve that much"));
 }
 
-namespace {
-
 // A per-layer hyperparameter as llama.cpp's get_key_or_arr reads it: a u32
 // for every layer, or element `il` of a bool/u32/i32 array exactly n_layer
 // long (other shapes are GG4004/GG4010's business: nullopt).
-std::optional<uint64_t> LayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer) {
+std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer) {
   if (kv == nullptr) return std::nullopt;
   const Value& v = kv->value;
   if (v.type == ValueType::kUint32) return v.AsUnsigned();
@@ -98,6 +96,8 @@ std::optional<uint64_t> LayerValue(const KeyValue* kv, uint32_t il, uint32_t n_l
     default: return std::nullopt;
   }
 }
+
+namespace {
 
 // A full-context KV cache: context_length x (per layer: K + V width) x 2
 // bytes, where a layer's width is its head_count_kv heads of embedding_length
@@ -126,8 +126,8 @@ void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
   std::optional<uint32_t> value_len = keys.U32(keys.FindArch("attention.value_length"));
   uint64_t per_token = 0;  // K + V elements per token, all layers
   for (uint32_t il = 0; il < *n_layer; ++il) {
-    const uint64_t heads = LayerValue(heads_kv, il, *n_layer).value_or(0);
-    const uint64_t kv_heads = kv_heads_kv != nullptr ? LayerValue(kv_heads_kv, il, *n_layer).value_or(heads) : heads;
+    const uint64_t heads = PerLayerValue(heads_kv, il, *n_layer).value_or(0);
+    const uint64_t kv_heads = kv_heads_kv != nullptr ? PerLayerValue(kv_heads_kv, il, *n_layer).value_or(heads) : heads;
     if (info->memory == ArchMemory::kHybrid && kv_heads == 0) continue;  // a recurrent layer
     auto width = [&](std::optional<uint32_t> head_len) -> uint64_t {
       if (head_len && kv_heads > 0) return SatMul(*head_len, kv_heads);

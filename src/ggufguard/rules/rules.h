@@ -5,7 +5,10 @@
 #ifndef GGUFGUARD_RULES_RULES_H_
 #define GGUFGUARD_RULES_RULES_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "ggufguard/format/header.h"
@@ -82,6 +85,11 @@ void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);
 // CheckDataLayout, the only rules that need the file's size: a stream knows
 // it only once it has been read.
 void CheckTensorAllocation(RuleContext& ctx);
+
+// A per-layer hyperparameter as llama.cpp's get_key_or_arr reads it: a u32
+// for every layer, or element `il` of a bool/u32/i32 array exactly n_layer
+// long; nullopt for any other shape (GG4004/GG4010's business).
+std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);

@@ -1,4 +1,5 @@
 // 4xxx general.alignment and 5xxx tensor infos.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -87,6 +88,20 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
       return;
     }
   }
+  // ggml_init_from_file checks INT64_MAX / ne[1] <= ne[0] (and so on for
+  // ne[2], ne[3]) before anything else: a 0 there is a division by zero
+  // (SIGFPE) in ggml of 2025-2026. A 0 in ne[0] gives an empty tensor whose
+  // strides other readers compute as (ne - 1) * nb, wrapping. No writer
+  // stores one.
+  for (uint32_t d = 0; d < t.n_dims; ++d) {
+    if (t.dims[d] == 0) {
+      ctx.sink.Add(RuleId::kZeroDim, t.offset,
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", d,
+                                " is 0: ggml's loader divides INT64_MAX by ne[1..3] (SIGFPE), and a zero-sized ",
+                                "tensor can hide bytes after it"));
+      break;
+    }
+  }
   if (t.dims[0] % type.block_size != 0) {
     ctx.sink.Add(RuleId::kRowNotBlockMultiple, t.offset,
                  absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ne[0] = ", t.dims[0],
@@ -96,13 +111,20 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
   uint64_t elements = 1;
   uint64_t bytes = (t.dims[0] / type.block_size);
   bool ok = CheckedMul(bytes, type.type_size, &bytes);
+  // With a zero dimension the size is 0 and cannot overflow, but ggml's
+  // strides (nb[i] = nb[i-1] * ne[i-1]) still multiply the other ones: they
+  // must fit too.
+  uint64_t strides = std::max<uint64_t>(t.dims[0] / type.block_size, 1);
+  ok = ok && CheckedMul(strides, type.type_size, &strides);
   for (uint32_t d = 0; d < kMaxDims && ok; ++d) {
     ok = CheckedMul(elements, t.dims[d], &elements);
     if (d > 0 && ok) ok = CheckedMul(bytes, t.dims[d], &bytes);
+    if (d > 0 && ok) ok = CheckedMul(strides, std::max<uint64_t>(t.dims[d], 1), &strides);
   }
   // ggml stores ne as int64 and the count as int64: both must fit.
   if (!ok || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-      bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+      strides > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     ctx.sink.Add(RuleId::kTensorSizeOverflow, t.offset,
                  absl::StrCat("tensor '", EscapeForDisplay(t.name), "' shape [", t.dims[0], ", ", t.dims[1], ", ",
                               t.dims[2], ", ", t.dims[3], "] of ", Sv(type.name), " overflows 63 bits"));
