@@ -824,6 +824,18 @@ TEST(KeyGrammarTest, LenientByDefaultStrictOnRequest) {
   }
   BuiltFile spec = WithKv("tokenizer.ggml.seperator_token_id", GgufValue::U32(1));
   EXPECT_TRUE(IsValid(Validate(spec, testing::StructuralStrictPolicy())));
+  // "{arch}." keys are built from general.architecture as spelled: a '-' in
+  // the name is no grammar error there, and only there.
+  BuiltFile dashed = GgufBuilder()
+                         .AddKv("general.architecture", GgufValue::Str("command-r"))
+                         .AddKv("command-r.context_length", GgufValue::U32(8))
+                         .AddKv("gpt-oss.context_length", GgufValue::U32(8))
+                         .AddKv("command-r.Rope.freq_base", GgufValue::F32(1.0f))
+                         .Build();
+  const Report r = Validate(dashed, testing::StructuralStrictPolicy());
+  EXPECT_TRUE(FindingsAre(r, {{RuleId::kKeyGrammar, KvAt(dashed, 2).key + 3},
+                              {RuleId::kKeyGrammar, KvAt(dashed, 3).key + 10}}))
+      << Describe(r);
 }
 
 // Many bad elements: each is reported, up to the per-rule cap; the rest are

@@ -105,6 +105,25 @@ TEST(TemplateRulesTest, NamedAndShadowingTemplatesAreScanned) {
   EXPECT_TRUE(IsChatTemplateKey("tokenizer.chat_template.rag"));
 }
 
+// A key that some reader maps onto the template key is that reader's
+// template: gguf-parser-go trims keys, case-insensitive readers fold them.
+TEST(TemplateRulesTest, AliasesOfTheTemplateKeyAreScannedAndHashed) {
+  for (const char* alias : {"tokenizer.chat_template ", " tokenizer.chat_template", "Tokenizer.Chat_Template",
+                            "tokenizer.chat_template.tool_use\t"}) {
+    TinyModel m = MakeTinyModel();
+    m.kvs.emplace_back(alias, GgufValue::Str("{{ ''.__class__ }}"));
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess, testing::KvAt(f, m.kvs.size() - 1).string_bytes() + 6))
+        << "'" << alias << "'\n" << testing::Describe(r);
+    uint64_t not_listed = 0;
+    EXPECT_EQ(ChatTemplateDigests(r.header, 100, &not_listed).size(), 2u) << alias;
+  }
+  std::string scratch;
+  EXPECT_FALSE(IsChatTemplateAlias("tokenizer.chat_templates ", &scratch));
+  EXPECT_FALSE(IsChatTemplateAlias("xtokenizer.chat_template", &scratch));
+}
+
 TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {
   TinyModel m = MakeTinyModel();
   m.Set("tokenizer.chat_template", GgufValue::Str("abc"));

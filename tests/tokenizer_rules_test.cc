@@ -78,11 +78,19 @@ TEST(TokenizerRulesTest, SpecialTokenIdPastTheVocabulary) {
   EXPECT_TRUE(HasFinding(r, RuleId::kSpecialTokenId, m.Kv(neg, "tokenizer.ggml.padding_token_id").payload));
   EXPECT_TRUE(HasFinding(r, RuleId::kKnownKeyType, m.Kv(neg, "tokenizer.ggml.padding_token_id").type));
 
+  // llama.cpp's saver writes an unset id as u32 0xFFFFFFFF, and reads it
+  // back as unset: not flagged. The same -1 as an i32 is (above).
+  m.Set("tokenizer.ggml.padding_token_id", GgufValue::U32(0xFFFFFFFFu));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kSpecialTokenId));
+
   // T5's decoder start token is an {arch} key.
   TinyModel t5 = MakeTinyModel();
   t5.Set("llama.decoder_start_token_id", GgufValue::U32(100));
   BuiltFile g = t5.Build();
   EXPECT_TRUE(HasFinding(Check(g), RuleId::kSpecialTokenId, t5.Kv(g, "llama.decoder_start_token_id").payload));
+  // The saver writes it as i32 -1 for every architecture (unset).
+  t5.Set("llama.decoder_start_token_id", GgufValue::I32(-1));
+  EXPECT_TRUE(LacksRule(Check(t5.Build()), RuleId::kSpecialTokenId));
 }
 
 // Every copy of an id key is checked, not only the one llama.cpp resolves.

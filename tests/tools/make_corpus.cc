@@ -438,7 +438,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kFileTypeMismatch,
       arch("ggufguard-corpus").AddKv("general.file_type", GgufValue::U32(0)).AddTensor("a.weight", {8}, 1));
   add(RuleId::kSplitKeys,
-      arch("ggufguard-corpus").AddKv("split.no", GgufValue::U16(0)).AddKv("split.count", GgufValue::U16(0)));
+      arch("ggufguard-corpus").AddKv("split.no", GgufValue::U16(1)).AddKv("split.count", GgufValue::U16(0)));
   add(RuleId::kUnknownArchitecture, arch("no-such-arch").AddKv("general.name", GgufValue::Str("unknown")));
 
   // 5xxx tensor infos

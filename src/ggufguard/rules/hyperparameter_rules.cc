@@ -54,13 +54,24 @@ void CheckKeyTypes(RuleContext& ctx, const KeyIndex& keys) {
 
 bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
 
+// llama-gguf-split and gguf-py write shards 2..N with only the split.*
+// keys (the loader reads metadata from shard 1 alone), and tools/imatrix
+// writes general.type "imatrix" with no architecture: both are files
+// llama.cpp writes and reads without general.architecture.
+bool NeedsNoArchitecture(const KeyIndex& keys) {
+  const KeyValue* no = keys.Find("split.no");
+  if (no != nullptr && no->value.type == ValueType::kUint16 && no->value.AsUnsigned() > 0u) return true;
+  const KeyValue* type = keys.Find("general.type");
+  return type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "imatrix";
+}
+
 void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
   const GgufHeader& h = ctx.header;
   const KeyValue* kv = keys.arch_kv();
   if (kv == nullptr) {
     // The 24-byte empty file is a valid GGUF; anything with content is a
     // model, adapter or vocabulary, and every loader dispatches on this key.
-    if (!h.kvs.empty() || !h.tensors.empty()) {
+    if ((!h.kvs.empty() || !h.tensors.empty()) && !NeedsNoArchitecture(keys)) {
       ctx.sink.Add(RuleId::kMissingArchitecture, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset,
                    "general.architecture is missing: llama.cpp, ollama and candle choose the model code by it "
                    "and refuse the file");
@@ -96,6 +107,7 @@ struct FloatRange {
   bool min_inclusive;
   double max;  // exclusive
   std::string_view why;
+  bool zero_is_unset = false;  // llama.cpp reads 0 as "not set" (and the saver writes it so)
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -104,9 +116,9 @@ constexpr FloatRange kFloatRanges[] = {
     {"attention.layer_norm_rms_epsilon", 0, false, 1, "RMS norm divides by sqrt(mean + eps)"},
     {"attention.group_norm_epsilon", 0, false, 1, "a norm divides by sqrt(var + eps)"},
     {"rope.freq_base", 0, false, kInf, "RoPE raises it to fractional powers"},
-    {"rope.scaling.factor", 0, false, kInf, "RoPE divides positions by it"},
-    {"rope.scale_linear", 0, false, kInf, "RoPE divides positions by it"},
-    {"attention.clamp_kqv", 0, false, kInf, "activations are clamped to [-x, x]"},
+    {"rope.scaling.factor", 0, false, kInf, "RoPE divides positions by it", true},
+    {"rope.scale_linear", 0, false, kInf, "RoPE divides positions by it", true},
+    {"attention.clamp_kqv", 0, false, kInf, "activations are clamped to [-x, x]", true},
     {"attention.max_alibi_bias", 0, true, kInf, "ALiBi slopes are 2^(-bias/n)"},
     {"attn_logit_softcapping", 0, false, kInf, "logits are divided by it"},
     {"final_logit_softcapping", 0, false, kInf, "logits are divided by it"},
@@ -117,6 +129,7 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
     const KeyValue* kv = keys.FindArch(r.suffix);
     std::optional<double> x = kv ? kv->value.AsDouble() : std::nullopt;
     if (!x || !std::isfinite(*x)) continue;  // wrong type: GG4004; NaN/inf: GG3006
+    if ((r.zero_is_unset && *x == 0) || !ArchReadsKey(keys.arch_info(), r.suffix)) continue;
     bool ok = (r.min_inclusive ? *x >= r.min : *x > r.min) && *x < r.max;
     if (!ok) {
       ctx.sink.Add(RuleId::kHyperparameterRange, kv->value.offset,
@@ -183,8 +196,16 @@ void CheckArchitectureKnown(RuleContext& ctx, const KeyIndex& keys) {
 void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uint32_t> blocks) {
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.value.type != ValueType::kArray) continue;
-    std::optional<KeyRule> rule = FindKeyRule(CStringKey(kv.key), keys.arch(), keys.arch_info());
+    const std::string_view key = CStringKey(kv.key);
+    std::optional<KeyRule> rule = FindKeyRule(key, keys.arch(), keys.arch_info());
     if (!rule || rule->array_length == kAnyLength || !AcceptsValue(*rule, kv.value)) continue;
+    // Only the keys the architecture reads: llama.cpp's saver writes, e.g.,
+    // swiglu_clamp_exp as 512 floats for every model, and only step35 reads it.
+    const std::string_view arch = keys.arch();
+    if (!arch.empty() && key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch &&
+        key[arch.size()] == '.' && !ArchReadsKey(keys.arch_info(), key.substr(arch.size() + 1))) {
+      continue;
+    }
     if (rule->array_length == kPerLayerLength) {
       if (!blocks || kv.value.array.count == *blocks) continue;
       ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value.offset,
@@ -338,19 +359,23 @@ void CheckSplit(RuleContext& ctx, const KeyIndex& keys) {
                               " is missing while other split.* keys are present: loaders cannot tell which part "
                               "this is"));
   }
-  if (count == 0u) {
-    ctx.sink.Add(RuleId::kSplitKeys, count_kv->value.offset, "split.count is 0");
-  } else if (no && count && *no >= *count) {
+  // llama-gguf-split --merge writes split.count 0 into the merged file (one
+  // file holding every tensor); the loader treats any count below 2 as one file.
+  const bool merged = count == 0u && no == 0u;
+  if (count == 0u && !merged) {
+    ctx.sink.Add(RuleId::kSplitKeys, count_kv->value.offset, "split.count is 0 in a part other than the first");
+  } else if (no && count && !merged && *no >= *count) {
     ctx.sink.Add(RuleId::kSplitKeys, no_kv->value.offset,
                  absl::StrCat("split.no ", *no, " is not below split.count ", *count, " (parts count from 0)"));
   }
   if (tensors_kv != nullptr && tensors_kv->value.type == ValueType::kInt32) {
     const int64_t total = *tensors_kv->value.AsSigned();
     const uint64_t here = ctx.header.tensors.size();
-    if (total < 0 || static_cast<uint64_t>(total) < here || (count == 1u && static_cast<uint64_t>(total) != here)) {
+    const bool one_file = count == 1u || merged;
+    if (total < 0 || static_cast<uint64_t>(total) < here || (one_file && static_cast<uint64_t>(total) != here)) {
       ctx.sink.Add(RuleId::kSplitKeys, tensors_kv->value.offset,
                    absl::StrCat("split.tensors.count ", total, " does not fit this part's ", here, " tensors",
-                                count == 1u ? " in a file of one part" : ""));
+                                one_file ? " in a file of one part" : ""));
     }
   }
 }

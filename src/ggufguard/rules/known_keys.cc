@@ -137,6 +137,11 @@ absl::Span<const KnownKey> ArchReads(const ArchInfo& arch) {
   return absl::Span<const KnownKey>(kGeneratedArchReads).subspan(arch.reads_begin, arch.reads_count);
 }
 
+bool ArchReadsKey(const ArchInfo* info, std::string_view suffix) {
+  if (info == nullptr || info->kind != ArchKind::kModel) return true;
+  return FindIn(ArchReads(*info), suffix) != nullptr || FindIn(CommonReads(), suffix) != nullptr;
+}
+
 void ForEachRequiredKey(const ArchInfo& arch, absl::FunctionRef<void(std::string_view)> f) {
   if (arch.kind != ArchKind::kModel) return;
   absl::Span<const KnownKey> own = ArchReads(arch);

@@ -78,6 +78,13 @@ const ArchInfo* FindArchInfo(std::string_view arch);
 absl::Span<const KnownKey> CommonReads();
 absl::Span<const KnownKey> ArchReads(const ArchInfo& arch);
 
+// Whether a model of architecture `info` reads "{arch}.suffix" at all (its
+// own read list or the common one). True when `info` is nullptr or not a
+// model: nothing then says which keys count. Checks of a value's range or
+// length apply only to keys that are read; llama.cpp's saver writes every
+// {arch}.* key for every architecture, with zeros where unused.
+bool ArchReadsKey(const ArchInfo* info, std::string_view suffix);
+
 // Calls f with each key llama.cpp refuses to load a model of `arch` without
 // ("context_length", "attention.layer_norm_rms_epsilon", or "=xielu.eps" for
 // a whole name), each once. Empty for other kinds than kModel.

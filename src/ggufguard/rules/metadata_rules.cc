@@ -1,4 +1,5 @@
 // 3xxx: metadata encoding.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -16,7 +17,11 @@ bool IsStrictKeyChar(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= '0' && 
 // Real files use architecture names such as `command-r` and the odd capital.
 bool IsLenientKeyChar(uint8_t c) { return IsStrictKeyChar(c) || (c >= 'A' && c <= 'Z') || c == '-'; }
 
-void CheckKey(const KeyValue& kv, RuleContext& ctx) {
+// `arch` is general.architecture as llama.cpp reads it: "{arch}." keys are
+// built from it as spelled (gpt-oss, command-r, nomic-bert-moe), so under
+// the strict grammar that first segment is checked as an architecture name
+// (GG4007's [a-z0-9_-]), not as lower_snake_case.
+void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
   std::string_view key = kv.key;
   if (key.empty()) {
     ctx.sink.Add(RuleId::kEmptyKey, kv.offset, "empty metadata key");
@@ -41,8 +46,14 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx) {
     }
   }
   const bool strict = ctx.policy.strict_key_grammar;
+  size_t start = 0;
+  if (strict && !arch.empty() && key.size() > arch.size() && key.substr(0, arch.size()) == arch &&
+      key[arch.size()] == '.' &&
+      std::all_of(arch.begin(), arch.end(), [](char c) { return IsStrictKeyChar(static_cast<uint8_t>(c)) || c == '-'; })) {
+    start = arch.size() + 1;
+  }
   bool segment_empty = true;
-  for (size_t i = 0; i <= key.size(); ++i) {
+  for (size_t i = start; i <= key.size(); ++i) {
     if (i == key.size() || key[i] == '.') {
       if (segment_empty) {
         ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset + i,
@@ -370,7 +381,7 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
 
 void CheckMetadataEncoding(RuleContext& ctx, const KeyIndex& keys) {
   for (const KeyValue& kv : ctx.header.kvs) {
-    CheckKey(kv, ctx);
+    CheckKey(kv, ctx, keys.arch());
     CheckValue(kv, ctx);
   }
   CheckDuplicateKeys(ctx, keys.groups());

@@ -11,6 +11,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -39,12 +40,17 @@ bool IsChatTemplateKey(std::string_view key) {
   return key.substr(0, kKey.size()) == kKey && (key.size() == kKey.size() || key[kKey.size()] == '.');
 }
 
+bool IsChatTemplateAlias(std::string_view key, std::string* scratch) {
+  return IsChatTemplateKey(CanonicalView(key, scratch));
+}
+
 void CheckChatTemplates(RuleContext& ctx) {
   TemplateScanOptions options;
   options.max_bytes = ctx.policy.limits.max_chat_template_bytes;
   options.max_issues = ctx.policy.limits.max_findings_per_rule;
+  std::string scratch;
   for (const KeyValue& kv : ctx.header.kvs) {
-    if (kv.value.type != ValueType::kString || !IsChatTemplateKey(CStringKey(kv.key))) continue;
+    if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
     std::string_view tmpl = kv.value.AsString();
     for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
       ctx.sink.Add(RuleFor(issue.kind), kv.value.offset + issue.offset,
@@ -57,8 +63,9 @@ void CheckChatTemplates(RuleContext& ctx) {
 std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed) {
   std::vector<TemplateDigest> out;
   *not_listed = 0;
+  std::string scratch;
   for (const KeyValue& kv : header.kvs) {
-    if (kv.value.type != ValueType::kString || !IsChatTemplateKey(CStringKey(kv.key))) continue;
+    if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
     if (out.size() == max_listed) {
       ++*not_listed;
       continue;

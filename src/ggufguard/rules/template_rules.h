@@ -14,9 +14,15 @@
 
 namespace ggufguard {
 
-// `key` as C code sees it (CStringKey): so that a shadowing "k\0x" copy of a
-// template is scanned and hashed like the one it hides.
+// `key` already in canonical form: tokenizer.chat_template or
+// tokenizer.chat_template.NAME.
 bool IsChatTemplateKey(std::string_view key);
+// Whether any common reader takes `key` (raw bytes) for a template key: C
+// code cuts it at NUL ("k\0x" is "k"), gguf-parser-go trims it
+// ("tokenizer.chat_template "), case-insensitive readers fold it. Each such
+// alias is scanned and hashed like the key it stands for (CanonicalView in
+// key_groups.h). `scratch` holds the canonical form when one is built.
+bool IsChatTemplateAlias(std::string_view key, std::string* scratch);
 
 struct TemplateDigest {
   std::string_view key;  // raw key bytes; escape before printing

@@ -172,6 +172,15 @@ void CheckSpecialTokenIds(RuleContext& ctx, const KeyIndex& keys, uint64_t n_voc
     if (!IsIntegerType(kv.value.type) || !IsSpecialTokenKey(CStringKey(kv.key), keys.arch())) continue;
     std::optional<uint64_t> id = kv.value.AsUnsigned();
     if (id && *id < n_vocab) continue;
+    // "No such token": llama.cpp's saver writes an unset id (LLAMA_TOKEN_NULL)
+    // as u32 0xFFFFFFFF, and {arch}.decoder_start_token_id as i32 -1, and
+    // llama.cpp reads both back as unset. Any other id past the vocabulary
+    // is an index some loader will use.
+    const bool decoder_start = CStringKey(kv.key).substr(0, 10) != "tokenizer.";
+    if ((kv.value.type == ValueType::kUint32 && id == 0xFFFFFFFFu) ||
+        (decoder_start && kv.value.type == ValueType::kInt32 && kv.value.AsSigned() == -1)) {
+      continue;
+    }
     report.Add(kv.value.offset, [&] {
       return absl::StrCat("'", EscapeForDisplay(kv.key), "' is ",
                           id ? absl::StrCat(*id) : absl::StrCat(kv.value.AsSigned().value_or(-1)),
