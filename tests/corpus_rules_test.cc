@@ -184,5 +184,40 @@ TEST(CommittedCorpusTest, RegressionsValidateWithoutCrashing) {
   }
 }
 
+// corpus/regressions/README.md lists each public report's reproducer as
+// "- `report-NAME.gguf` (source): what it does. GGnnnn." over one or more
+// lines: every such file is rejected with that rule, and every report-*.gguf
+// file has a line.
+TEST(CommittedCorpusTest, EveryPublicReportIsRejectedWithItsRule) {
+  std::ifstream in(CorpusDir() / "regressions" / "README.md");
+  ASSERT_TRUE(in);
+  const std::string readme{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::map<std::string, std::string> listed;  // file -> rule code
+  for (size_t at = readme.find("- `report-"); at != std::string::npos; at = readme.find("- `report-", at + 1)) {
+    const size_t name_end = readme.find('`', at + 3);
+    const size_t item_end = std::min(readme.find("\n- ", at + 1), readme.find("\n\n", at + 1));
+    std::string item = readme.substr(at, item_end - at);
+    while (!item.empty() && (item.back() == '\n' || item.back() == ' ')) item.pop_back();
+    ASSERT_GE(item.size(), 8u);
+    const std::string code = item.substr(item.size() - 7, 6);  // "GGnnnn" before the final '.'
+    listed[readme.substr(at + 3, name_end - at - 3)] = code;
+  }
+  EXPECT_GE(listed.size(), 13u);
+  for (const auto& [file, code] : listed) {
+    const RuleInfo* rule = FindRuleByCode(code);
+    ASSERT_NE(rule, nullptr) << file << ": '" << code << "' is no rule";
+    const std::vector<uint8_t> bytes = ReadAll(CorpusDir() / "regressions" / file);
+    ASSERT_FALSE(bytes.empty()) << file;
+    const Report r = ValidateBytes(bytes, DefaultPolicy());
+    EXPECT_FALSE(r.valid()) << file;
+    EXPECT_TRUE(std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.rule == rule->id; }))
+        << file << " is not rejected with " << code;
+  }
+  for (const fs::path& p : GgufFiles(CorpusDir() / "regressions")) {
+    const std::string name = p.filename().string();
+    if (name.rfind("report-", 0) == 0) EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
+  }
+}
+
 }  // namespace
 }  // namespace ggufguard

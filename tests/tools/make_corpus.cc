@@ -661,6 +661,68 @@ std::vector<OracleRegression> OracleRegressions() {
   return out;
 }
 
+// One reproducer per public report of a GGUF parser or loader bug (issue
+// 10 lists them; corpus/regressions/README.md names each), written by our
+// own writer: each must be rejected under the default policy with `rule`.
+std::vector<OracleRegression> PublicReports() {
+  std::vector<OracleRegression> out;
+  auto add = [&](std::string name, RuleId rule, const GgufBuilder& b) {
+    out.push_back({"report-" + name + ".gguf", rule, b.Build().bytes});
+  };
+  auto model = [] {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"));
+    return b;
+  };
+  // ggml: GGML_PAD(offset, alignment) overflows for an alignment near 2^32.
+  add("ggml-alignment-pad-overflow", RuleId::kAlignmentOutOfRange,
+      model().AddKv("general.alignment", GgufValue::U32(0x80000000u)).AddTensor("a.weight", {8}, 0));
+  // llama.cpp #26978: a size that wraps to 0 once padded to the alignment.
+  add("llamacpp-26978-size-wraps-after-padding", RuleId::kTensorSizeOverflow,
+      model().AddTensor("a.weight", {1}, 0,
+                        TensorOptions{.written_dims = std::vector<uint64_t>{(uint64_t{1} << 62) - 4}}));
+  // llama.cpp #27203: ggml_nelements overflows with ne = (INT64_MAX, 2).
+  add("llamacpp-27203-nelements-overflow", RuleId::kTensorSizeOverflow,
+      model().AddTensor("a.weight", {1}, 0,
+                        TensorOptions{.written_dims = std::vector<uint64_t>{uint64_t{INT64_MAX}, 2}}));
+  // llama.cpp #24263: a zero dimension (SIGFPE) ...
+  add("llamacpp-24263-zero-dim", RuleId::kZeroDim, model().AddTensor("a.weight", {8, 0}, 0));
+  // ... and an empty key.
+  add("llamacpp-24263-empty-key", RuleId::kEmptyKey, model().AddKv("", GgufValue::U32(1)));
+  // llama.cpp #26690: tokenizer arrays stored with a narrower element type.
+  add("llamacpp-26690-narrow-token-types", RuleId::kKnownKeyType,
+      model()
+          .AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
+          .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"<unk>", "a"}))
+          .AddKv("tokenizer.ggml.token_type", GgufValue::U8Array({2, 1})));
+  // llama.cpp #25821: block_count above LLAMA_MAX_LAYERS sizes per-layer arrays.
+  add("llamacpp-25821-block-count", RuleId::kBlockCountLimit, model().AddKv("llama.block_count", GgufValue::U32(513)));
+  // plamo2's tokenizer (2026-08): a byte token <0x-1> indexes before its table.
+  add("plamo2-byte-token-minus-one", RuleId::kByteTokenFormat,
+      model()
+          .AddKv("tokenizer.ggml.model", GgufValue::Str("plamo2"))
+          .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"<unk>", "<0x-1>"}))
+          .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({2, 6})));
+  // antirez/gguf-tools #25: n_dims above 8 written past a fixed array.
+  add("gguf-tools-25-n-dims", RuleId::kTooManyDims, model().AddTensor("a.weight", {8}, 0, TensorOptions{.n_dims = 9}));
+  // ml-explore/mlx #4136: a tensor offset outside the mapping.
+  add("mlx-4136-offset-outside-mapping", RuleId::kTensorOutOfBounds,
+      model().AddTensor("a.weight", {8}, 0, TensorOptions{.offset = uint64_t{1} << 40}));
+  // ollama #17042: a tiny file that asks for huge allocations (tensor and KV counts).
+  add("ollama-17042-huge-counts", RuleId::kTensorCountLimit,
+      GgufBuilder().set_tensor_count(uint64_t{1} << 40).set_kv_count(uint64_t{1} << 40));
+  // llama.cpp #27188 (gguf-py): an array length of 2^63 loops for ever.
+  add("gguf-py-27188-array-length-2-63", RuleId::kArrayLengthLimit,
+      model().AddKv("x.values", GgufValue::ArrayWithCount(VT::kUint8, {GgufValue::U8(1)}, uint64_t{1} << 63)));
+  // PowerInfer #256: a string length of SIZE_MAX + 1 wraps to 0 (here SIZE_MAX).
+  add("powerinfer-256-string-length-size-max", RuleId::kStringLengthLimit,
+      model().AddKv("general.name", GgufValue::StrWithLength("x", ~uint64_t{0})));
+  // llama.cpp #15711: n_tensors * sizeof(tensor info) overflows.
+  add("llamacpp-15711-tensor-count-overhead", RuleId::kTensorCountLimit,
+      GgufBuilder().set_tensor_count(uint64_t{1} << 61));
+  return out;
+}
+
 constexpr char kRegressionsReadme[] = R"(# corpus/regressions
 
 Inputs that once crashed a fuzzer, broke an invariant or made ggufguard
@@ -744,7 +806,9 @@ int main(int argc, char** argv) {
     total += it->second.bytes.size();
     ++files;
   }
-  for (const OracleRegression& reg : OracleRegressions()) {
+  std::vector<OracleRegression> regressions = OracleRegressions();
+  for (OracleRegression& reg : PublicReports()) regressions.push_back(std::move(reg));
+  for (const OracleRegression& reg : regressions) {
     ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
     if (report.valid() || !HasRule(report, reg.rule)) {
       Fail("regressions/" + reg.name + " is not rejected with " + ggufguard::RuleCode(reg.rule));
