@@ -138,10 +138,10 @@ GgufBuilder ValueTypeFile(VT type) {
           .AddKv("test.string_array", GgufValue::StrArray({"", "a", "\xE2\x96\x81" "the", "<0x0A>", "\xE4\xBD\xA0\xE5\xA5\xBD"}));
       break;
     case VT::kArray:
-      // An array as the "scalar", and an array of arrays (GG3003 nested-array,
-      // a warning: ggml refuses it, the format allows it).
-      b.AddKv("test.array", GgufValue::U32Array({1, 2, 3}))
-          .AddKv("test.array_array", GgufValue::Array(VT::kArray, {GgufValue::U8Array({1, 2}), GgufValue::U8Array({})}));
+      // An array as the "scalar". Arrays of arrays are GG3003's (an error:
+      // ggml refuses them, gguf-parser-go panics on them); its reproducer and
+      // the fuzz seeds keep them in the corpus.
+      b.AddKv("test.array", GgufValue::U32Array({1, 2, 3}));
       break;
     case VT::kUint64:
       b.AddKv("test.u64", GgufValue::U64(uint64_t{1} << 40))

@@ -29,7 +29,7 @@ constexpr RuleInfo kRules[] = {
 
     {RuleId::kInvalidValueType, "invalid-value-type", E, E, "a metadata value type id outside 0..12"},
     {RuleId::kInvalidArrayType, "invalid-array-type", E, E, "an array element type id outside 0..12"},
-    {RuleId::kNestedArray, "nested-array", W, W, "an array of arrays, which ggml and llama.cpp reject"},
+    {RuleId::kNestedArray, "nested-array", E, E, "an array of arrays, which ggml and llama.cpp reject"},
     {RuleId::kInvalidUtf8, "invalid-utf8", E, E, "a key or string value that is not strict UTF-8"},
     {RuleId::kInvalidBool, "invalid-bool", E, E, "a bool byte other than 0 or 1"},
     {RuleId::kNonFiniteFloat, "non-finite-float", E, E, "a NaN or infinite float in metadata"},
