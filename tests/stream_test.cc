@@ -224,6 +224,31 @@ TEST(StreamTest, FailFastStopsReadingAtAHeaderError) {
   EXPECT_EQ(all.consumed(), f.bytes.size());
 }
 
+TEST(StreamTest, FailFastStopsReadingPastTheEndOfTheData) {
+  // A valid header and data, then 4 MiB appended (a second file): the
+  // stream is cut soon after the data's end, with GG6007.
+  GgufBuilder b;
+  b.AddTensor("a", {1000}, kF32).set_trailing_bytes(std::vector<uint8_t>(4 << 20, 0x50));
+  const BuiltFile f = b.Build();
+  StreamOptions options;
+  options.fail_fast = true;
+  options.prefix.first_prefix = 4096;
+  options.chunk = 64 << 10;
+  MemoryStream in(f.bytes, 64 << 10);
+  absl::StatusOr<ValidatedFile> v = ValidateStream(in, testing::StructuralPolicy(), options);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(testing::HasRule(v->report(), RuleId::kTrailingBytes)) << Describe(v->report());
+  EXPECT_EQ(v->report().coverage, Report::Coverage::kStoppedAtError);
+  EXPECT_LT(in.consumed(), f.bytes.size() / 10);
+  // The same file without the trailing bytes is read to its end and valid.
+  const BuiltFile clean = GgufBuilder().AddTensor("a", {1000}, kF32).Build();
+  MemoryStream whole(clean.bytes, 64 << 10);
+  v = ValidateStream(whole, testing::StructuralPolicy(), options);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(testing::IsValid(v->report()));
+  EXPECT_EQ(v->report().coverage, Report::Coverage::kWholeFile);
+}
+
 TEST(StreamTest, MaxBytesIsEnforcedExactly) {
   const BuiltFile f = GgufBuilder().AddTensor("a", {300}, kF32).Build();
   for (const size_t first_prefix : {size_t{32}, size_t{1} << 20}) {

@@ -278,6 +278,14 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
                       report.header_parsed ? DataLayoutBoundaries(report.header) : std::vector<uint64_t>{});
   Sha256 hash;
   if (options.hash) hash.Update(prefix.data(), prefix.size());
+  // --fail-fast in the data section: a byte past the end the header fixes is
+  // GG6007, an error unless the policy says otherwise, whatever follows.
+  std::optional<uint64_t> stop_after;
+  if (options.fail_fast && report.header_parsed &&
+      sink->policy().SeverityOf(RuleId::kTrailingBytes) == Severity::kError && sink->Enabled(RuleId::kTrailingBytes)) {
+    stop_after = DataSectionEnd(report.header);
+  }
+  bool stopped = false;
   if (!reader.size()) {
     std::unique_ptr<uint8_t[]> chunk(new uint8_t[std::max<size_t>(options.chunk, 1)]);
     const absl::Span<uint8_t> buffer(chunk.get(), std::max<size_t>(options.chunk, 1));
@@ -288,6 +296,10 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       if (zeros.position() + *got > options.max_bytes) return PrefixReader::TooLong(options.max_bytes);
       zeros.Feed(buffer.data(), *got);
       if (options.hash) hash.Update(buffer.data(), *got);
+      if (stop_after && zeros.position() > *stop_after) {
+        stopped = true;
+        break;
+      }
     }
   }
   const uint64_t size = zeros.position();
@@ -298,7 +310,11 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     absl::Status s = RunFileRules(report, view, *sink, policy);
     if (!s.ok()) return s;
   }
-  if (options.hash) report.sha256 = hash.HexDigest();
+  if (stopped) {
+    report.coverage = Report::Coverage::kStoppedAtError;  // the size is "at least"
+  } else if (options.hash) {
+    report.sha256 = hash.HexDigest();
+  }
   CloseReport(report, *sink);
   out.report_ = std::move(report);
   return out;

@@ -74,7 +74,7 @@ struct SourceOptions {
 struct StreamOptions {
   SourceOptions prefix;           // how the header is buffered
   bool hash = true;               // SHA-256 of everything read, in the same pass
-  bool fail_fast = false;         // stop reading at the first error
+  bool fail_fast = false;         // stop reading at an error in the header, or past the data's end
   bool header_only = false;       // stop reading at the end of the header
   uint64_t max_bytes = UINT64_MAX;  // reading more than this is an I/O error
   size_t chunk = size_t{1} << 20;   // the data section streams through a buffer this big

@@ -58,6 +58,22 @@ std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& h) {
   return out;
 }
 
+std::optional<uint64_t> DataSectionEnd(const GgufHeader& h) {
+  if (!h.data_offset_known) return std::nullopt;
+  if (h.tensors.empty()) return h.data_offset;
+  uint64_t end = h.data_offset;
+  for (const TensorInfo& t : h.tensors) {
+    uint64_t begin = 0, tensor_end = 0;
+    if (!t.size_known || !CheckedAdd(h.data_offset, t.relative_offset, &begin) ||
+        !CheckedAdd(begin, t.byte_size, &tensor_end)) {
+      return std::nullopt;
+    }
+    end = std::max(end, tensor_end);
+  }
+  uint64_t padded = 0;
+  return CheckedAlignUp(end, h.alignment, &padded) ? padded : end;
+}
+
 absl::Status CheckDataLayout(RuleContext& ctx) {
   GgufHeader& h = ctx.header;
   if (!h.data_offset_known) return absl::OkStatus();

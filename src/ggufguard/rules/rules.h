@@ -42,6 +42,10 @@ absl::Status CheckDataLayout(RuleContext& ctx);
 // CheckTensorInfos have run: a stream records what it needs of its data
 // section at these (StreamZeroMap) without keeping the bytes.
 std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& header);
+// Where CheckDataLayout says the file must end (a byte past it is GG6007
+// trailing-bytes), when the header alone fixes it: every tensor's extent
+// known. A stream with --fail-fast stops reading once it passes it.
+std::optional<uint64_t> DataSectionEnd(const GgufHeader& header);
 
 // Reports one rule's findings from a loop that may find millions (a crafted
 // vocabulary, a million unknown keys). Past the policy's per-rule cap the
