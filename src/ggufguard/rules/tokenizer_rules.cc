@@ -248,10 +248,11 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
   RuleReporter report(ctx, RuleId::kDuplicateToken);
   ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t at) {
     const std::string text(text_of(i, s, renamed));
-    auto [it, inserted] = first.emplace(text, i);
+    const auto [it, inserted] = first.emplace(text, i);
     if (inserted) return;
+    const uint64_t first_id = it->second;  // clang 14 cannot capture a structured binding
     report.Add(at, [&] {
-      return absl::StrCat("token ", i, " '", EscapeForDisplay(text), "' repeats token ", it->second,
+      return absl::StrCat("token ", i, " '", EscapeForDisplay(text), "' repeats token ", first_id,
                           ": llama.cpp maps texts to ids and aborts (GGML_ASSERT(id_to_token.size() == "
                           "token_to_id.size())) when two tokens share one");
     });
