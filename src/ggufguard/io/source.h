@@ -98,7 +98,7 @@ class ByteStream {
 // read(2) on a descriptor the caller owns.
 class FdStream final : public ByteStream {
  public:
-  FdStream(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  FdStream(int fd, std::string name);
   absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override;
 
  private:
