@@ -4,8 +4,11 @@
 // as "<0xNN>". Every check here is a flat loop over the array bytes with no
 // per-token allocation (a SmolLM2 header has 49k tokens and 49k merges);
 // only the opt-in merge check builds a hash set.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -218,6 +221,76 @@ void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens
   });
 }
 
+// A quick 64-bit hash of a token's bytes s, 8 bytes a step (tokens are a
+// few bytes long), or nullopt when s holds a NUL (the caller then cuts it
+// as C code does). Each step loads a whole word, the last one masked to the
+// token's length: a byte loop or a variable-length memcpy (which stalls the
+// load after it) cost 20 ns a token, most of validating a vocabulary. The
+// word may run past s, never past `limit` (the end of the array's bytes,
+// which the parser proved readable); near it, the tail is read bytewise.
+// Not keyed: a crafted vocabulary can make it collide, which only sends
+// CheckDuplicateTokens to its exact second pass.
+std::optional<uint64_t> TokenHash(std::string_view s, const char* limit) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto has_zero = [](uint64_t w) { return ((w - kOnes) & ~w & kHighs) != 0; };
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (has_zero(w)) return std::nullopt;
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  const size_t rest = s.size() - i;  // 0..7
+  uint64_t w = 0;
+  if (rest > 0) {
+    if (limit - (s.data() + i) >= 8) {
+      std::memcpy(&w, s.data() + i, 8);
+    } else {
+      for (size_t k = 0; k < rest; ++k) w |= uint64_t{static_cast<uint8_t>(s[i + k])} << (8 * k);
+    }
+    const uint64_t keep = ~uint64_t{0} >> (8 * (8 - rest));  // little-endian: the first `rest` bytes
+    w &= keep;
+    if (has_zero(w | ~keep)) return std::nullopt;
+  }
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+  return h ^ (h >> 29);
+}
+
+// Records 64-bit hashes and says whether two may be equal: an
+// open-addressing table of twice as many slots as hashes, probed linearly.
+// For 50,000 tokens it costs a fraction of a hash set of the same hashes
+// (absl::flat_hash_set took ~1.5 ms; docs/performance.md). A probe longer
+// than kMaxProbe answers "maybe", so hashes crafted to share a slot cost a
+// bounded walk each and send the caller to its exact pass; so does the
+// lowest bit, used to mark empty slots.
+class HashClashes {
+ public:
+  explicit HashClashes(uint64_t count) {
+    while ((size_t{1} << bits_) < 2 * count) ++bits_;
+    table_.assign(size_t{1} << bits_, 0);
+  }
+  // False when `h` may equal a hash added before.
+  bool Add(uint64_t h) {
+    constexpr size_t kMaxProbe = 64;
+    const size_t mask = table_.size() - 1;
+    h |= 1;  // 0 marks an empty slot
+    size_t slot = static_cast<size_t>(h >> (64 - bits_));
+    for (size_t probe = 0;; ++probe, slot = (slot + 1) & mask) {
+      if (table_[slot] == 0) {
+        table_[slot] = h;
+        return true;
+      }
+      if (table_[slot] == h || probe == kMaxProbe) return false;
+    }
+  }
+
+ private:
+  int bits_ = 4;
+  std::vector<uint64_t> table_;
+};
+
 // llama.cpp's vocabulary loader maps every token's text to its id and
 // asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
 // token_to_id.size())): a repeated token aborts the load. The text is what
@@ -236,12 +309,20 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
     renamed = absl::StrCat("[EMPTY_", i, "]");
     return renamed;
   };
-  absl::flat_hash_set<uint64_t> hashes;
-  hashes.reserve(tokens.count);
+  // The parser proved the array's strings are there, so its count sizes
+  // the table (16 bytes per token of at least 8 bytes of file).
+  HashClashes seen(tokens.count);
   bool clash = false;
   std::string renamed;
+  const char* limit = reinterpret_cast<const char*>(tokens.element_bytes.data() + tokens.element_bytes.size());
   ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
-    clash = clash || !hashes.insert(absl::Hash<std::string_view>{}(text_of(i, s, renamed))).second;
+    if (clash) return;
+    std::optional<uint64_t> h = s.empty() ? std::nullopt : TokenHash(s, limit);
+    if (!h) {  // empty, or cut at a NUL: the text llama.cpp sees
+      const std::string_view text = text_of(i, s, renamed);
+      h = TokenHash(text, text.data() + text.size());
+    }
+    clash = !seen.Add(*h);
   });
   if (!clash) return;
   absl::flat_hash_map<std::string, uint64_t> first;
