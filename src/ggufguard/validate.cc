@@ -293,7 +293,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       absl::StatusOr<size_t> got = stream.Read(buffer);
       if (!got.ok()) return got.status();
       if (*got == 0) break;
-      if (zeros.position() + *got > options.max_bytes) return PrefixReader::TooLong(options.max_bytes);
+      if (*got > options.max_bytes - zeros.position()) return PrefixReader::TooLong(options.max_bytes);
       zeros.Feed(buffer.data(), *got);
       if (options.hash) hash.Update(buffer.data(), *got);
       if (stop_after && zeros.position() > *stop_after) {

@@ -141,8 +141,10 @@ void StreamZeroMap::Feed(const uint8_t* p, size_t n) {
 }
 
 absl::StatusOr<bool> StreamZeroMap::AllZero(uint64_t offset, uint64_t n, uint64_t* first_nonzero) const {
-  const uint64_t end = offset + n;  // FileView proved it inside the stream
-  if (offset < start_ || end > position_) return absl::InternalError("zero check outside the streamed bytes");
+  if (offset < start_ || offset > position_ || n > position_ - offset) {
+    return absl::InternalError("zero check outside the streamed bytes");
+  }
+  const uint64_t end = offset + n;
   if (n == 0) return true;
   // Segment k is [k == 0 ? start_ : cuts_[k-1], k < cuts_.size() ? cuts_[k] : end of stream).
   auto is_edge = [&](uint64_t at) {

@@ -310,7 +310,9 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
     return renamed;
   };
   // The parser proved the array's strings are there, so its count sizes
-  // the table (16 bytes per token of at least 8 bytes of file).
+  // the table (16-32 bytes per token of at least 8 bytes of file); past the
+  // policy's vocabulary limit GG9003 rejects the file and this does not run.
+  if (tokens.count > ctx.policy.limits.max_vocab_size) return;
   HashClashes seen(tokens.count);
   bool clash = false;
   std::string renamed;
