@@ -521,11 +521,52 @@ TEST(ChatTemplateScanTest, GlobalsHelpers) {
 // kRecursiveMacro
 
 TEST(ChatTemplateScanTest, RecursiveMacros) {
-  const std::string_view direct = "{% macro f() %}{{ f() }}{% endmacro %}";
+  // A call under a condition may end: a warning (bounded recursion over
+  // data is how tool-use templates print JSON schemas).
+  const std::string_view direct = "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}{% endmacro %}";
   auto issues = ScanChatTemplate(direct);
   ASSERT_EQ(issues.size(), 1u) << Dump(issues);
   EXPECT_EQ(issues[0].kind, K::kRecursiveMacro);
-  EXPECT_EQ(issues[0].offset, direct.find("f()", 10));
+  EXPECT_EQ(issues[0].offset, direct.find("f(n - 1)"));
+  for (const char* guarded : {
+           "{% macro f(n) %}{% for x in n %}{{ f(x) }}{% endfor %}{% endmacro %}",
+           "{% macro f(n) %}{{ f(n - 1) if n > 0 else '' }}{% endmacro %}",
+           "{% macro f(n) %}{{ n and f(n - 1) }}{% endmacro %}",
+           "{% macro f(n) %}{{ n == 0 or f(n - 1) }}{% endmacro %}",
+           "{% macro f(n) %}{% if n %}x{% else %}{{ f(n) }}{% endif %}{% endmacro %}",
+       }) {
+    ExpectOnly(guarded, K::kRecursiveMacro);
+  }
+  // The shape of real tool-use templates (Hermes 2 Pro's json_to_python_type,
+  // written here from memory): every self-call sits in an if/elif branch.
+  issues = ScanChatTemplate(
+      "{%- macro json_to_python_type(json_spec) %}\n"
+      "{%- set basic_type_map = {\"string\": \"str\", \"number\": \"float\", \"integer\": \"int\"} %}\n"
+      "{%- if basic_type_map[json_spec.type] is defined %}{{- basic_type_map[json_spec.type] }}\n"
+      "{%- elif json_spec.type == \"array\" %}{{- \"list[\" + json_to_python_type(json_spec|items) + \"]\" }}\n"
+      "{%- elif json_spec.type == \"object\" %}\n"
+      "  {%- if json_spec.additionalProperties is defined %}\n"
+      "    {{- \"dict[str, \" + json_to_python_type(json_spec.additionalProperties) + ']' }}\n"
+      "  {%- else %}{{- \"dict\" }}{%- endif %}\n"
+      "{%- elif json_spec.type is iterable %}{{- \"Union[\" }}\n"
+      "  {%- for t in json_spec.type %}{{- json_to_python_type({\"type\": t}) }}"
+      "{%- if not loop.last %}{{- \",\" }}{%- endif %}{%- endfor %}{{- \"]\" }}\n"
+      "{%- else %}{{- \"Any\" }}{%- endif %}\n"
+      "{%- endmacro %}\n");
+  EXPECT_EQ(Count(issues, K::kUnboundedRecursion), 0u) << Dump(issues);
+  EXPECT_EQ(Count(issues, K::kRecursiveMacro), 3u) << Dump(issues);  // its three self-calls
+
+  // No condition between the call and its macro: nothing ends it.
+  for (const char* unbounded : {
+           "{% macro f() %}{{ f() }}{% endmacro %}",
+           "{% macro f(n) %}{% set x = f(n + 1) %}{{ x }}{% endmacro %}{{ f(0) }}",
+           "{% macro f(n) %}{% if n %}a{% endif %}{{ f(n) }}{% endmacro %}",
+           "{% macro f(n) %}{% filter upper %}{{ f(n) }}{% endfilter %}{% endmacro %}",
+       }) {
+    issues = ScanChatTemplate(unbounded);
+    ASSERT_EQ(issues.size(), 1u) << unbounded << "\n" << Dump(issues);
+    EXPECT_EQ(issues[0].kind, K::kUnboundedRecursion) << unbounded;
+  }
 
   ExpectOnly("{% macro f(n) %}{% if n %}{% call f(n - 1) %}x{% endcall %}{% endif %}{% endmacro %}",
              K::kRecursiveMacro);

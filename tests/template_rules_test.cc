@@ -48,6 +48,8 @@ TEST(TemplateRulesTest, EachIssueKindIsItsRuleAtItsByte) {
       {RuleId::kChatTemplateDangerousName, TemplateIssueKind::kDangerousName, "{{ config }}"},
       {RuleId::kChatTemplateGlobalsHelper, TemplateIssueKind::kGlobalsHelper, "{{ lipsum.x }}"},
       {RuleId::kChatTemplateRecursiveMacro, TemplateIssueKind::kRecursiveMacro,
+       "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(1) }}"},
+      {RuleId::kChatTemplateUnboundedRecursion, TemplateIssueKind::kUnboundedRecursion,
        "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}"},
       {RuleId::kChatTemplateExcessiveNesting, TemplateIssueKind::kExcessiveNesting, Deep(40)},
       {RuleId::kChatTemplateUnterminated, TemplateIssueKind::kUnterminated, "{{ messages"},

@@ -502,9 +502,11 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kChatTemplateAttrFilter, chat("{{ messages|attr('pop') }}"));
   add(RuleId::kChatTemplateDangerousName, chat("{{ self }}"));
   add(RuleId::kChatTemplateGlobalsHelper, chat("{{ joiner.x }}"));
-  add(RuleId::kChatTemplateRecursiveMacro, chat("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"));
+  add(RuleId::kChatTemplateRecursiveMacro,
+      chat("{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(3) }}"));
   add(RuleId::kChatTemplateExcessiveNesting, chat("{{ " + std::string(40, '(') + "1" + std::string(40, ')') + " }}"));
   add(RuleId::kChatTemplateUnterminated, chat("{{ messages[0].content "));
+  add(RuleId::kChatTemplateUnboundedRecursion, chat("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"));
 
   // 9xxx resource estimates
   add(RuleId::kTensorAllocation, arch("ggufguard-corpus").AddTensor("a.weight", {uint64_t{1} << 20}, 0,

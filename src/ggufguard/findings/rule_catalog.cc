@@ -96,6 +96,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kChatTemplateRecursiveMacro, "chat-template-recursive-macro", W, E, "a chat template with recursive macros (render-time DoS)"},
     {RuleId::kChatTemplateExcessiveNesting, "chat-template-excessive-nesting", W, E, "a chat template nested deeper than the scanner limit"},
     {RuleId::kChatTemplateUnterminated, "chat-template-unterminated", W, E, "a chat template with an unterminated tag, string or block"},
+    {RuleId::kChatTemplateUnboundedRecursion, "chat-template-unbounded-recursion", E, E, "a chat template macro that calls itself with no condition on the way (the renderer's stack overflows)"},
 
     {RuleId::kTensorAllocation, "tensor-allocation", E, E, "tensors declare more bytes than the file holds"},
     {RuleId::kKvCacheEstimate, "kv-cache-estimate", E, E, "context x layers x KV width would need a KV cache above the policy limit"},

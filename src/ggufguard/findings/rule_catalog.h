@@ -106,6 +106,7 @@ enum class RuleId : uint16_t {
   kChatTemplateRecursiveMacro = 8007,
   kChatTemplateExcessiveNesting = 8008,
   kChatTemplateUnterminated = 8009,
+  kChatTemplateUnboundedRecursion = 8010,
   // 9xxx loader confusion and resource bombs
   kTensorAllocation = 9001,
   kKvCacheEstimate = 9002,

@@ -279,6 +279,12 @@ class Scanner {
     size_t tokens = 0;
     std::string_view keyword;  // First name of a {% %} tag.
     bool saw_assign = false;   // `=` at bracket depth 0: `{% set x = ... %}`.
+    bool condition = false;    // `if`, `and`, `or` or `else` anywhere in the tag
+    // The first call of the enclosing macro to itself in this tag, judged
+    // when the tag ends (a ternary's `if` follows the call it guards).
+    ptrdiff_t self_call = -1;
+    std::string_view self_name;
+    bool self_call_in_block = false;  // under an if/for block inside the macro
     Tok prev = Tok::kNone;
     // The most recent |attr in this tag.
     Attr attr = Attr::kNone;
@@ -471,6 +477,7 @@ class Scanner {
     const bool is_keyword = tag.stmt && tag.tokens == 0;
     const bool after_dot = tag.prev == Tok::kDot;
     const char next = PeekChar(end);
+    if (!after_dot && (name == "if" || name == "and" || name == "or" || name == "else")) tag.condition = true;
     if (is_keyword) {
       tag.keyword = name;
       OnKeyword(name, tag.open);
@@ -501,7 +508,7 @@ class Scanner {
       DefineMacro(name, p);
     } else if (!is_keyword && !after_dot) {
       if (next == '(') {
-        OnCall(name, p);
+        OnCall(tag, name, p);
       } else if (name == "caller") {
         // Passing caller on lets a call block re-enter itself: caller(caller).
         Emit(Kind::kRecursiveMacro, p, "caller used as a value");
@@ -604,6 +611,14 @@ class Scanner {
   }
 
   void EndTag(const Tag& tag) {
+    if (tag.self_call >= 0) {
+      if (tag.condition || tag.self_call_in_block) {
+        Emit(Kind::kRecursiveMacro, static_cast<uint64_t>(tag.self_call), Printable(tag.self_name) + " calls itself");
+      } else {
+        Emit(Kind::kUnboundedRecursion, static_cast<uint64_t>(tag.self_call),
+             Printable(tag.self_name) + " calls itself with no if, for, and, or or else on the way: nothing ends it");
+      }
+    }
     if (tag.keyword == "set" && !tag.saw_assign) Push(kSetBlock, tag.open);
   }
 
@@ -673,11 +688,25 @@ class Scanner {
     if (overflow_ == 0 && !frames_.empty() && frames_.back().kind == kMacroBlock) frames_.back().macro = node;
   }
 
-  void OnCall(std::string_view name, uint64_t offset) {
+  // Whether an {% if %} or {% for %} block lies between the innermost frame
+  // and the enclosing {% macro %}.
+  bool UnderConditionalBlock() const {
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+      if (it->kind == kMacroBlock) return false;
+      if (kBlockOpeners[it->kind] == "if" || kBlockOpeners[it->kind] == "for") return true;
+    }
+    return false;
+  }
+
+  void OnCall(Tag& tag, std::string_view name, uint64_t offset) {
     const int self = CurrentMacro();
     if (self < 0) return;
     if (nodes_[self].name == name) {
-      Emit(Kind::kRecursiveMacro, offset, Printable(name) + " calls itself");
+      if (tag.self_call < 0) {  // judged at the end of the tag (EndTag)
+        tag.self_call = static_cast<ptrdiff_t>(offset);
+        tag.self_name = name;
+        tag.self_call_in_block = UnderConditionalBlock() || overflow_ > 0;
+      }
       return;  // No self-edge: the graph then only reports longer cycles.
     }
     const int callee = Intern(name);
@@ -738,6 +767,7 @@ const char* TemplateIssueKindName(TemplateIssueKind kind) {
     case Kind::kDangerousName: return "dangerous-name";
     case Kind::kGlobalsHelper: return "globals-helper";
     case Kind::kRecursiveMacro: return "recursive-macro";
+    case Kind::kUnboundedRecursion: return "unbounded-recursion";
     case Kind::kExcessiveNesting: return "excessive-nesting";
     case Kind::kUnterminated: return "unterminated";
     case Kind::kTooLarge: return "too-large";

@@ -40,6 +40,13 @@ enum class TemplateIssueKind {
   // Macro calling itself, macros calling each other in a cycle, `caller` or a
   // macro passed around as a value (self-application recursion).
   kRecursiveMacro,
+  // A macro that calls itself with no condition between the call and the
+  // macro: no {% if %} or {% for %} block around the call, no `if`, `and`,
+  // `or` or `else` in the tag that calls. Nothing can stop it: rendering
+  // recurses until the engine's stack runs out (llama.cpp's Jinja engine
+  // has no depth limit). Bounded recursion over data, as in real tool-use
+  // templates, always sits under such a condition.
+  kUnboundedRecursion,
   // Block plus bracket nesting deeper than `max_nesting`.
   kExcessiveNesting,
   // Unterminated {{ }}, {% %}, {# #}, {% raw %}, string literal, or a block

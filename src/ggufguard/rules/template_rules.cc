@@ -26,6 +26,7 @@ RuleId RuleFor(TemplateIssueKind kind) {
     case TemplateIssueKind::kDangerousName: return RuleId::kChatTemplateDangerousName;
     case TemplateIssueKind::kGlobalsHelper: return RuleId::kChatTemplateGlobalsHelper;
     case TemplateIssueKind::kRecursiveMacro: return RuleId::kChatTemplateRecursiveMacro;
+    case TemplateIssueKind::kUnboundedRecursion: return RuleId::kChatTemplateUnboundedRecursion;
     case TemplateIssueKind::kExcessiveNesting: return RuleId::kChatTemplateExcessiveNesting;
     case TemplateIssueKind::kUnterminated: return RuleId::kChatTemplateUnterminated;
   }
