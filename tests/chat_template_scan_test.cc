@@ -624,6 +624,22 @@ TEST(ChatTemplateScanTest, ExcessiveNesting) {
   EXPECT_EQ(Count(ScanChatTemplate(deep + deep), K::kExcessiveNesting), 2u);
 }
 
+TEST(ChatTemplateScanTest, NestingOnTheWayToAStackOverflowIsDeepNesting) {
+  // Past 256 levels: a second issue, once per excursion, at the 257th level.
+  const std::string blocks = NestedIfs(300);
+  auto issues = ScanChatTemplate(blocks);
+  EXPECT_EQ(Count(issues, K::kExcessiveNesting), 1u) << Dump(issues);
+  ASSERT_EQ(Count(issues, K::kDeepNesting), 1u) << Dump(issues);
+  for (const TemplateIssue& i : issues) {
+    if (i.kind == K::kDeepNesting) EXPECT_EQ(i.offset, 256u * 10u);
+  }
+  issues = ScanChatTemplate("{{ " + std::string(257, '(') + "x" + std::string(257, ')') + " }}");
+  EXPECT_EQ(Count(issues, K::kDeepNesting), 1u) << Dump(issues);
+  // 256 levels: deep, but not that deep.
+  EXPECT_EQ(Count(ScanChatTemplate(NestedIfs(256)), K::kDeepNesting), 0u);
+  EXPECT_EQ(Count(ScanChatTemplate(blocks + blocks), K::kDeepNesting), 2u);
+}
+
 // ---------------------------------------------------------------------------
 // kUnterminated
 

@@ -507,6 +507,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kChatTemplateExcessiveNesting, chat("{{ " + std::string(40, '(') + "1" + std::string(40, ')') + " }}"));
   add(RuleId::kChatTemplateUnterminated, chat("{{ messages[0].content "));
   add(RuleId::kChatTemplateUnboundedRecursion, chat("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"));
+  add(RuleId::kChatTemplateDeepNesting, chat("{{ " + std::string(257, '(') + "1" + std::string(257, ')') + " }}"));
 
   // 9xxx resource estimates
   add(RuleId::kTensorAllocation, arch("ggufguard-corpus").AddTensor("a.weight", {uint64_t{1} << 20}, 0,

@@ -97,6 +97,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kChatTemplateExcessiveNesting, "chat-template-excessive-nesting", W, E, "a chat template nested deeper than the scanner limit"},
     {RuleId::kChatTemplateUnterminated, "chat-template-unterminated", W, E, "a chat template with an unterminated tag, string or block"},
     {RuleId::kChatTemplateUnboundedRecursion, "chat-template-unbounded-recursion", E, E, "a chat template macro that calls itself with no condition on the way (the renderer's stack overflows)"},
+    {RuleId::kChatTemplateDeepNesting, "chat-template-deep-nesting", E, E, "a chat template nested more than 256 levels deep (on the way to a renderer's stack overflow)"},
 
     {RuleId::kTensorAllocation, "tensor-allocation", E, E, "tensors declare more bytes than the file holds"},
     {RuleId::kKvCacheEstimate, "kv-cache-estimate", E, E, "context x layers x KV width would need a KV cache above the policy limit"},

@@ -107,6 +107,7 @@ enum class RuleId : uint16_t {
   kChatTemplateExcessiveNesting = 8008,
   kChatTemplateUnterminated = 8009,
   kChatTemplateUnboundedRecursion = 8010,
+  kChatTemplateDeepNesting = 8011,
   // 9xxx loader confusion and resource bombs
   kTensorAllocation = 9001,
   kKvCacheEstimate = 9002,

@@ -642,17 +642,24 @@ class Scanner {
     UpdateNesting(0);
   }
 
-  // One issue per excursion above the limit, not one per level.
+  // One issue per excursion above each limit, not one per level.
   void UpdateNesting(uint64_t offset) {
     const uint64_t depth = frames_.size() + overflow_ + bracket_;
+    if (depth <= opts_.crash_nesting) over_crash_limit_ = false;
     if (depth <= opts_.max_nesting) {
       over_limit_ = false;
       return;
     }
-    if (over_limit_) return;
-    over_limit_ = true;
-    Emit(Kind::kExcessiveNesting, offset,
-         "depth " + std::to_string(depth) + " > " + std::to_string(opts_.max_nesting));
+    if (!over_limit_) {
+      over_limit_ = true;
+      Emit(Kind::kExcessiveNesting, offset,
+           "depth " + std::to_string(depth) + " > " + std::to_string(opts_.max_nesting));
+    }
+    if (depth > opts_.crash_nesting && !over_crash_limit_) {
+      over_crash_limit_ = true;
+      Emit(Kind::kDeepNesting, offset,
+           "depth " + std::to_string(depth) + " > " + std::to_string(opts_.crash_nesting));
+    }
   }
 
   void ReportUnclosedBlock() {
@@ -735,6 +742,7 @@ class Scanner {
   std::vector<Frame> frames_;
   uint64_t overflow_ = 0;  // Open blocks beyond stack_cap_.
   bool over_limit_ = false;
+  bool over_crash_limit_ = false;
   std::array<MacroNode, kMaxMacroNodes> nodes_{};
   std::array<uint64_t, kMaxMacroNodes> edges_{};  // Bit j of row i: i calls j.
   size_t node_count_ = 0;
@@ -768,6 +776,7 @@ const char* TemplateIssueKindName(TemplateIssueKind kind) {
     case Kind::kGlobalsHelper: return "globals-helper";
     case Kind::kRecursiveMacro: return "recursive-macro";
     case Kind::kUnboundedRecursion: return "unbounded-recursion";
+    case Kind::kDeepNesting: return "deep-nesting";
     case Kind::kExcessiveNesting: return "excessive-nesting";
     case Kind::kUnterminated: return "unterminated";
     case Kind::kTooLarge: return "too-large";

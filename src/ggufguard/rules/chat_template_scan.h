@@ -49,6 +49,10 @@ enum class TemplateIssueKind {
   kUnboundedRecursion,
   // Block plus bracket nesting deeper than `max_nesting`.
   kExcessiveNesting,
+  // Nesting deeper than `crash_nesting` (256): far past any real template
+  // (a few levels) and on the way to overflowing a recursive-descent
+  // renderer's stack (llama.cpp's Jinja parser and walker recurse per level).
+  kDeepNesting,
   // Unterminated {{ }}, {% %}, {# #}, {% raw %}, string literal, or a block
   // ({% if %}, {% for %}, ...) never closed.
   kUnterminated,
@@ -65,6 +69,7 @@ struct TemplateIssue {
 struct TemplateScanOptions {
   uint64_t max_bytes = 1 << 20;
   uint32_t max_nesting = 32;
+  uint32_t crash_nesting = 256;
   size_t max_issues = 64;
 };
 

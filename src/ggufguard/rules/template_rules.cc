@@ -27,6 +27,7 @@ RuleId RuleFor(TemplateIssueKind kind) {
     case TemplateIssueKind::kGlobalsHelper: return RuleId::kChatTemplateGlobalsHelper;
     case TemplateIssueKind::kRecursiveMacro: return RuleId::kChatTemplateRecursiveMacro;
     case TemplateIssueKind::kUnboundedRecursion: return RuleId::kChatTemplateUnboundedRecursion;
+    case TemplateIssueKind::kDeepNesting: return RuleId::kChatTemplateDeepNesting;
     case TemplateIssueKind::kExcessiveNesting: return RuleId::kChatTemplateExcessiveNesting;
     case TemplateIssueKind::kUnterminated: return RuleId::kChatTemplateUnterminated;
   }
