@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/parse/parser.h"
@@ -72,9 +73,6 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, Findi
   CloseReport(report, sink);
   return report;
 }
-
-uint64_t SatAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-uint64_t SatMul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
 }  // namespace
 

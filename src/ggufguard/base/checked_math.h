@@ -18,6 +18,17 @@ namespace ggufguard {
   return !__builtin_mul_overflow(a, b, out);
 }
 
+// Saturating forms, for limits and estimates that only compare: UINT64_MAX
+// instead of a wrapped value.
+inline uint64_t SatAdd(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return CheckedAdd(a, b, &out) ? out : UINT64_MAX;
+}
+inline uint64_t SatMul(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return CheckedMul(a, b, &out) ? out : UINT64_MAX;
+}
+
 inline constexpr bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Rounds `value` up to a multiple of `alignment`, which must be a power of two

@@ -36,15 +36,6 @@ constexpr uint64_t kKvCacheElement = 2;
 // walks at most this many.
 constexpr uint32_t kMaxKvLayers = 512;
 
-uint64_t SatMul(uint64_t a, uint64_t b) {
-  uint64_t out;
-  return CheckedMul(a, b, &out) ? out : UINT64_MAX;
-}
-uint64_t SatAdd(uint64_t a, uint64_t b) {
-  uint64_t out;
-  return CheckedAdd(a, b, &out) ? out : UINT64_MAX;
-}
-
 // "12345678 bytes (11.8 MiB)"; "more than 2^64 bytes" when saturated.
 std::string Bytes(uint64_t n) {
   if (n == UINT64_MAX) return "more than 2^64 bytes";
