@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev                            # benchmarks
   clang-14 libclang-rt-14-dev llvm-14         # libFuzzer and sanitizers
   zip                                         # OSS-Fuzz seed corpora
+  pybind11-dev python3-dev python3-pytest     # the Python module and its tests (Debian's /usr/bin/python3)
 )
 
 # The measuring tools of bench/measure.sh, only when asked for.

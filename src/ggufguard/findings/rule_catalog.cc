@@ -148,4 +148,21 @@ const RuleInfo* FindRuleByCode(std::string_view code_or_name) {
 
 std::string RuleCode(RuleId id) { return absl::StrFormat("GG%04d", static_cast<int>(id)); }
 
+std::string RuleCatalogVersion() {
+  // FNV-1a over each rule's fields, with a separator so that fields cannot
+  // run into each other.
+  uint32_t h = 2166136261u;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 16777619u;
+    h = (h ^ 0xffu) * 16777619u;
+  };
+  for (const RuleInfo& r : kRules) {
+    mix(RuleCode(r.id));
+    mix(r.name);
+    mix(SeverityName(r.default_severity));
+    mix(SeverityName(r.strict_severity));
+  }
+  return absl::StrFormat("%d-%08x", std::size(kRules), h);
+}
+
 }  // namespace ggufguard

@@ -134,6 +134,10 @@ absl::Span<const RuleInfo> AllRules();      // in ID order
 const RuleInfo* FindRule(RuleId id);        // nullptr only for a bug
 const RuleInfo* FindRuleByCode(std::string_view code_or_name);  // "GG3011" or "duplicate-key"
 std::string RuleCode(RuleId id);            // "GG3011"
+// "<rule count>-<8 hex digits>": a hash of every rule's ID, name and
+// severities, so that the version changes with the catalog without anyone
+// having to remember to bump it. Compare it for equality only.
+std::string RuleCatalogVersion();
 
 }  // namespace ggufguard
 

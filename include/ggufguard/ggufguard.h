@@ -1,0 +1,239 @@
+/* ggufguard C API: validate a GGUF file and read it through the validated
+ * header, from C or any language with a C FFI (C99, no C++ types, no
+ * exceptions cross this boundary).
+ *
+ * Ownership: every object a function hands out through an `out` pointer is
+ * owned by the caller and freed with its *_free function (free(NULL) is a
+ * no-op). Pointers a getter returns (strings, tensor names, data) borrow from
+ * the object they came from and stay valid until that object is freed.
+ *
+ * Thread-safety: every function may be called from any thread. A policy,
+ * report or mapping is never modified after it is created, so one object may
+ * be read from many threads at once; freeing it while another thread uses it
+ * is the caller's bug. ggufguard_last_error() is per thread.
+ *
+ * Errors: a function that can fail returns a ggufguard_status; on anything
+ * but GGUFGUARD_OK its out values are left untouched (handles: set to NULL)
+ * and ggufguard_last_error() describes the failure. A status is about the
+ * call (bad argument, unreadable file, out of memory), never about the GGUF
+ * file: an invalid file is validated successfully (GGUFGUARD_OK) into a
+ * report whose ggufguard_report_valid() is 0 and whose findings say why.
+ *
+ * docs/library.md describes the API and its compatibility promise. */
+#ifndef GGUFGUARD_GGUFGUARD_H_
+#define GGUFGUARD_GGUFGUARD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(GGUFGUARD_BUILDING_LIBRARY) && defined(__GNUC__)
+#define GGUFGUARD_API __attribute__((visibility("default")))
+#else
+#define GGUFGUARD_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GGUFGUARD_VERSION_MAJOR 0
+#define GGUFGUARD_VERSION_MINOR 1
+#define GGUFGUARD_VERSION_PATCH 0
+
+typedef enum ggufguard_status {
+  GGUFGUARD_OK = 0,
+  GGUFGUARD_ERR_INVALID_ARGUMENT = 1, /* NULL where a value is needed, unknown policy name */
+  GGUFGUARD_ERR_POLICY = 2,           /* a policy document that does not parse or names unknown fields */
+  GGUFGUARD_ERR_IO = 3,               /* the file could not be opened, read or mapped */
+  GGUFGUARD_ERR_NOT_FOUND = 4,        /* no such key */
+  GGUFGUARD_ERR_TYPE = 5,             /* the value has another type than the getter reads */
+  GGUFGUARD_ERR_RANGE = 6,            /* index past the end, or a value that does not fit the out type */
+  GGUFGUARD_ERR_NOT_VALID = 7,        /* the report is of an invalid file: no tensor table is trusted */
+  GGUFGUARD_ERR_CHANGED = 8,          /* the file is not the one validated (size or identity differs) */
+  GGUFGUARD_ERR_NO_MEMORY = 9,
+  GGUFGUARD_ERR_INTERNAL = 10         /* a bug in ggufguard; please report it */
+} ggufguard_status;
+
+/* GGUF metadata value types (the file format's ids). */
+typedef enum ggufguard_value_type {
+  GGUFGUARD_TYPE_UINT8 = 0,
+  GGUFGUARD_TYPE_INT8 = 1,
+  GGUFGUARD_TYPE_UINT16 = 2,
+  GGUFGUARD_TYPE_INT16 = 3,
+  GGUFGUARD_TYPE_UINT32 = 4,
+  GGUFGUARD_TYPE_INT32 = 5,
+  GGUFGUARD_TYPE_FLOAT32 = 6,
+  GGUFGUARD_TYPE_BOOL = 7,
+  GGUFGUARD_TYPE_STRING = 8,
+  GGUFGUARD_TYPE_ARRAY = 9,
+  GGUFGUARD_TYPE_UINT64 = 10,
+  GGUFGUARD_TYPE_INT64 = 11,
+  GGUFGUARD_TYPE_FLOAT64 = 12
+} ggufguard_value_type;
+
+typedef enum ggufguard_severity {
+  GGUFGUARD_SEVERITY_INFO = 0,
+  GGUFGUARD_SEVERITY_WARNING = 1,
+  GGUFGUARD_SEVERITY_ERROR = 2
+} ggufguard_severity;
+
+typedef struct ggufguard_policy ggufguard_policy;   /* what a validation enforces */
+typedef struct ggufguard_report ggufguard_report;   /* a validation's verdict, findings and header */
+typedef struct ggufguard_mapping ggufguard_mapping; /* a validated file mapped read-only */
+
+/* ---- Versions (static strings, never freed) ---- */
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+GGUFGUARD_API const char* ggufguard_version(void);
+/* The version of the JSON report schema (docs/report.schema.json) this
+ * library's CLI writes; the same number as its "schema_version" field. */
+GGUFGUARD_API int ggufguard_report_schema_version(void);
+/* The rule catalog's version, "<rule count>-<hash>": it changes whenever a
+ * rule is added, retired, renamed or given another default severity.
+ * Compare it for equality only. */
+GGUFGUARD_API const char* ggufguard_rule_catalog_version(void);
+
+/* A short name for a status ("ok", "io-error", ...); never NULL. */
+GGUFGUARD_API const char* ggufguard_status_name(int status);
+/* What the last call that failed on this thread said; "" if none did. Valid
+ * until the next failing call on this thread. */
+GGUFGUARD_API const char* ggufguard_last_error(void);
+
+/* ---- Rules ---- */
+
+typedef struct ggufguard_rule_info {
+  const char* code;    /* "GG3011" */
+  const char* name;    /* "duplicate-key" */
+  int default_severity; /* ggufguard_severity under the default policy */
+  int strict_severity;  /* and under the strict policy */
+  const char* summary; /* one line */
+} ggufguard_rule_info;
+
+GGUFGUARD_API size_t ggufguard_rule_count(void);
+/* The index-th rule in ID order; strings are static. */
+GGUFGUARD_API ggufguard_status ggufguard_rule_at(size_t index, ggufguard_rule_info* out);
+
+/* ---- Policies ---- */
+
+/* "default" or "strict" (docs/policy.md). */
+GGUFGUARD_API ggufguard_status ggufguard_policy_builtin(const char* name, ggufguard_policy** out);
+/* A policy document (JSON, docs/policy.md) of `size` bytes; need not be
+ * NUL-terminated. An invalid document gives GGUFGUARD_ERR_POLICY. */
+GGUFGUARD_API ggufguard_status ggufguard_policy_from_json(const char* json, size_t size, ggufguard_policy** out);
+GGUFGUARD_API void ggufguard_policy_free(ggufguard_policy* policy);
+
+/* ---- Validation ----
+ * `policy` may be NULL for the default policy; it is not retained. */
+
+/* Opens and reads the file at `path` (a regular file). */
+GGUFGUARD_API ggufguard_status ggufguard_validate_path(const char* path, const ggufguard_policy* policy,
+                                                       ggufguard_report** out);
+/* Reads the open descriptor `fd`, which stays the caller's: a regular file is
+ * read with pread (its offset is not moved), anything else (a pipe) is read
+ * forward to its end. */
+GGUFGUARD_API ggufguard_status ggufguard_validate_fd(int fd, const ggufguard_policy* policy, ggufguard_report** out);
+/* Validates `size` bytes at `data`. The report borrows them: they must stay
+ * valid and unchanged until the report is freed. */
+GGUFGUARD_API ggufguard_status ggufguard_validate_buffer(const void* data, size_t size,
+                                                         const ggufguard_policy* policy, ggufguard_report** out);
+GGUFGUARD_API void ggufguard_report_free(ggufguard_report* report);
+
+/* 1 when the file is valid under the policy (no finding of error severity),
+ * else 0 (also for NULL). Only a valid report has a trusted tensor table. */
+GGUFGUARD_API int ggufguard_report_valid(const ggufguard_report* report);
+GGUFGUARD_API uint64_t ggufguard_report_file_size(const ggufguard_report* report);
+/* The GGUF version in the file's header (0 if it was not read). */
+GGUFGUARD_API uint32_t ggufguard_report_gguf_version(const ggufguard_report* report);
+
+typedef struct ggufguard_finding {
+  const char* rule;    /* "GG3011" */
+  const char* name;    /* "duplicate-key" */
+  int severity;        /* ggufguard_severity, after the policy's overrides */
+  uint64_t offset;     /* byte offset in the file where the finding fires */
+  const char* message; /* may quote bytes of the file: escape before display */
+} ggufguard_finding;
+
+/* Findings listed (each rule lists at most the policy's limit), by offset. */
+GGUFGUARD_API size_t ggufguard_finding_count(const ggufguard_report* report);
+GGUFGUARD_API ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t index,
+                                                    ggufguard_finding* out);
+
+/* ---- The trusted tensor table (valid reports only: GGUFGUARD_ERR_NOT_VALID
+ * otherwise). Every tensor lies inside the file, aligned, without overlap,
+ * its size computed without overflow. ---- */
+
+typedef struct ggufguard_tensor {
+  const char* name;   /* NUL-terminated copy of the name */
+  size_t name_length; /* bytes of the name */
+  uint32_t ggml_type; /* ggml type id (GGML_TYPE_F32 = 0, ...) */
+  uint32_t n_dims;    /* 1..4 */
+  uint64_t ne[4];     /* elements per dimension; 1 past n_dims */
+  uint64_t offset;    /* absolute file offset of the data */
+  uint64_t size;      /* bytes of the data */
+} ggufguard_tensor;
+
+GGUFGUARD_API size_t ggufguard_tensor_count(const ggufguard_report* report);
+GGUFGUARD_API ggufguard_status ggufguard_tensor_at(const ggufguard_report* report, size_t index,
+                                                   ggufguard_tensor* out);
+
+/* ---- Metadata ----
+ * Keys are NUL-terminated; where a file repeats a key (an invalid file),
+ * the first one counts. Strings come back as a pointer and a length, not
+ * NUL-terminated, and may hold any bytes in an invalid file. */
+
+GGUFGUARD_API size_t ggufguard_kv_count(const ggufguard_report* report);
+/* The index-th key in file order, with its value type. */
+GGUFGUARD_API ggufguard_status ggufguard_kv_at(const ggufguard_report* report, size_t index, const char** key,
+                                               size_t* key_length, int* type);
+/* The value type of `key` (a ggufguard_value_type). */
+GGUFGUARD_API ggufguard_status ggufguard_get_type(const ggufguard_report* report, const char* key, int* type);
+GGUFGUARD_API ggufguard_status ggufguard_get_string(const ggufguard_report* report, const char* key,
+                                                    const char** data, size_t* length);
+/* Any integer type, or bool (0/1); GGUFGUARD_ERR_RANGE if it does not fit. */
+GGUFGUARD_API ggufguard_status ggufguard_get_int64(const ggufguard_report* report, const char* key, int64_t* out);
+GGUFGUARD_API ggufguard_status ggufguard_get_uint64(const ggufguard_report* report, const char* key, uint64_t* out);
+/* FLOAT32 or FLOAT64. */
+GGUFGUARD_API ggufguard_status ggufguard_get_float64(const ggufguard_report* report, const char* key, double* out);
+GGUFGUARD_API ggufguard_status ggufguard_get_bool(const ggufguard_report* report, const char* key, int* out);
+
+/* An array's element type and count. */
+GGUFGUARD_API ggufguard_status ggufguard_get_array(const ggufguard_report* report, const char* key,
+                                                   int* element_type, uint64_t* count);
+/* The index-th element, with the same type rules as the scalar getters.
+ * Elements of nested arrays are not readable (GGUFGUARD_ERR_TYPE). */
+GGUFGUARD_API ggufguard_status ggufguard_get_array_string(const ggufguard_report* report, const char* key,
+                                                          uint64_t index, const char** data, size_t* length);
+GGUFGUARD_API ggufguard_status ggufguard_get_array_int64(const ggufguard_report* report, const char* key,
+                                                         uint64_t index, int64_t* out);
+GGUFGUARD_API ggufguard_status ggufguard_get_array_uint64(const ggufguard_report* report, const char* key,
+                                                          uint64_t index, uint64_t* out);
+GGUFGUARD_API ggufguard_status ggufguard_get_array_float64(const ggufguard_report* report, const char* key,
+                                                           uint64_t index, double* out);
+GGUFGUARD_API ggufguard_status ggufguard_get_array_bool(const ggufguard_report* report, const char* key,
+                                                        uint64_t index, int* out);
+
+/* ---- Mapping: tensor data through the validated table only ---- */
+
+/* Maps the file at `path` read-only for the tensors of `report`. Refuses a
+ * report that is not valid (GGUFGUARD_ERR_NOT_VALID), and a file whose size
+ * differs from the validated one or, for a report from a path or a
+ * descriptor, that is another file (GGUFGUARD_ERR_CHANGED). The mapping keeps
+ * its own copy of the table: the report may be freed first. The file must
+ * not be written to while it is mapped. */
+GGUFGUARD_API ggufguard_status ggufguard_map_path(const ggufguard_report* report, const char* path,
+                                                  ggufguard_mapping** out);
+/* The same for an open descriptor, which stays the caller's. */
+GGUFGUARD_API ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufguard_mapping** out);
+GGUFGUARD_API void ggufguard_mapping_free(ggufguard_mapping* mapping);
+
+GGUFGUARD_API size_t ggufguard_mapping_tensor_count(const ggufguard_mapping* mapping);
+/* The index-th tensor's data (same index as ggufguard_tensor_at); a tensor
+ * of size 0 gives a non-NULL pointer to no bytes. */
+GGUFGUARD_API ggufguard_status ggufguard_mapping_tensor_data(const ggufguard_mapping* mapping, size_t index,
+                                                             const void** data, uint64_t* size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GGUFGUARD_GGUFGUARD_H_ */

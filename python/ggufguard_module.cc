@@ -1,0 +1,311 @@
+// The `ggufguard` Python module (pybind11), over the C API: what a Python
+// gatekeeper needs, as plain Python values.
+//
+//   report = ggufguard.validate("model.gguf")          # or bytes, policy="strict"
+//   report.valid, report.findings, report.tensors, report.metadata
+//
+// Everything is converted when validate() returns, so a report holds no
+// pointer into the file or the caller's bytes. The GIL is released while the
+// file is validated. Errors: a bad policy is a ValueError, a file that cannot
+// be read an OSError; an invalid file is a report whose `valid` is False.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ggufguard/ggufguard.h"
+
+namespace py = pybind11;
+
+namespace {
+
+struct Finding {
+  std::string rule, name, severity;
+  uint64_t offset;
+  std::string message;
+};
+
+struct Tensor {
+  std::string name;
+  uint32_t type;
+  std::vector<uint64_t> shape;  // ne[0..n_dims), ggml order
+  uint64_t offset;              // absolute file offset
+  uint64_t nbytes;
+};
+
+struct Report {
+  bool valid = false;
+  uint64_t file_size = 0;
+  std::vector<Finding> findings;
+  std::vector<Tensor> tensors;
+  py::dict metadata;
+};
+
+struct FreeReport {
+  void operator()(ggufguard_report* r) const { ggufguard_report_free(r); }
+};
+struct FreePolicy {
+  void operator()(ggufguard_policy* p) const { ggufguard_policy_free(p); }
+};
+
+const char* SeverityName(int s) {
+  return s == GGUFGUARD_SEVERITY_ERROR ? "error" : s == GGUFGUARD_SEVERITY_WARNING ? "warning" : "info";
+}
+
+// Strings are UTF-8 in a valid file; an invalid one may hold any bytes,
+// which come back as bytes rather than raising.
+py::object Text(const char* data, size_t length) {
+  PyObject* s = PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(length), "strict");
+  if (s != nullptr) return py::reinterpret_steal<py::object>(s);
+  PyErr_Clear();
+  return py::bytes(data, length);
+}
+
+[[noreturn]] void Raise(ggufguard_status s) {
+  const std::string message = ggufguard_last_error();
+  if (s == GGUFGUARD_ERR_IO) {
+    PyErr_SetString(PyExc_OSError, message.c_str());
+    throw py::error_already_set();
+  }
+  if (s == GGUFGUARD_ERR_POLICY || s == GGUFGUARD_ERR_INVALID_ARGUMENT) throw py::value_error(message);
+  if (s == GGUFGUARD_ERR_NO_MEMORY) throw std::bad_alloc();
+  throw std::runtime_error(std::string(ggufguard_status_name(s)) + ": " + message);
+}
+
+void Check(ggufguard_status s) {
+  if (s != GGUFGUARD_OK) Raise(s);
+}
+
+// A numeric array as a memoryview of native values (format 'B', 'i', 'f'...).
+template <typename T, typename Read>
+py::object NumericArray(const ggufguard_report* r, const char* key, uint64_t count, const char* format, Read read) {
+  std::vector<T> values;
+  values.reserve(static_cast<size_t>(count));
+  for (uint64_t i = 0; i < count; ++i) {
+    T v;
+    // A truncated array (invalid file) ends where its bytes do.
+    if (!read(r, key, i, &v)) break;
+    values.push_back(v);
+  }
+  py::bytes raw(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  return py::module_::import("builtins").attr("memoryview")(raw).attr("cast")(format);
+}
+
+template <typename T, typename Wide>
+auto ReadAs(ggufguard_status (*get)(const ggufguard_report*, const char*, uint64_t, Wide*)) {
+  return [get](const ggufguard_report* r, const char* key, uint64_t i, T* out) {
+    Wide w;
+    if (get(r, key, i, &w) != GGUFGUARD_OK) return false;
+    *out = static_cast<T>(w);
+    return true;
+  };
+}
+
+py::object ArrayValue(const ggufguard_report* r, const char* key) {
+  int type = 0;
+  uint64_t count = 0;
+  Check(ggufguard_get_array(r, key, &type, &count));
+  switch (type) {
+    case GGUFGUARD_TYPE_UINT8: return NumericArray<uint8_t>(r, key, count, "B", ReadAs<uint8_t>(ggufguard_get_array_uint64));
+    case GGUFGUARD_TYPE_INT8: return NumericArray<int8_t>(r, key, count, "b", ReadAs<int8_t>(ggufguard_get_array_int64));
+    case GGUFGUARD_TYPE_UINT16: return NumericArray<uint16_t>(r, key, count, "H", ReadAs<uint16_t>(ggufguard_get_array_uint64));
+    case GGUFGUARD_TYPE_INT16: return NumericArray<int16_t>(r, key, count, "h", ReadAs<int16_t>(ggufguard_get_array_int64));
+    case GGUFGUARD_TYPE_UINT32: return NumericArray<uint32_t>(r, key, count, "I", ReadAs<uint32_t>(ggufguard_get_array_uint64));
+    case GGUFGUARD_TYPE_INT32: return NumericArray<int32_t>(r, key, count, "i", ReadAs<int32_t>(ggufguard_get_array_int64));
+    case GGUFGUARD_TYPE_UINT64: return NumericArray<uint64_t>(r, key, count, "Q", ReadAs<uint64_t>(ggufguard_get_array_uint64));
+    case GGUFGUARD_TYPE_INT64: return NumericArray<int64_t>(r, key, count, "q", ReadAs<int64_t>(ggufguard_get_array_int64));
+    case GGUFGUARD_TYPE_FLOAT32: return NumericArray<float>(r, key, count, "f", ReadAs<float>(ggufguard_get_array_float64));
+    case GGUFGUARD_TYPE_FLOAT64: return NumericArray<double>(r, key, count, "d", ReadAs<double>(ggufguard_get_array_float64));
+    case GGUFGUARD_TYPE_BOOL: {
+      py::list out;
+      for (uint64_t i = 0; i < count; ++i) {
+        int b;
+        if (ggufguard_get_array_bool(r, key, i, &b) != GGUFGUARD_OK) break;
+        out.append(py::bool_(b != 0));
+      }
+      return std::move(out);
+    }
+    case GGUFGUARD_TYPE_STRING: {
+      py::list out;
+      for (uint64_t i = 0; i < count; ++i) {
+        const char* s;
+        size_t n;
+        if (ggufguard_get_array_string(r, key, i, &s, &n) != GGUFGUARD_OK) break;
+        out.append(Text(s, n));
+      }
+      return std::move(out);
+    }
+    default:
+      return py::none();  // nested arrays: rejected by every loader; not decoded
+  }
+}
+
+py::object ScalarValue(const ggufguard_report* r, const char* key, int type) {
+  switch (type) {
+    case GGUFGUARD_TYPE_STRING: {
+      const char* s;
+      size_t n;
+      Check(ggufguard_get_string(r, key, &s, &n));
+      return Text(s, n);
+    }
+    case GGUFGUARD_TYPE_BOOL: {
+      int b;
+      Check(ggufguard_get_bool(r, key, &b));
+      return py::bool_(b != 0);
+    }
+    case GGUFGUARD_TYPE_FLOAT32:
+    case GGUFGUARD_TYPE_FLOAT64: {
+      double d;
+      Check(ggufguard_get_float64(r, key, &d));
+      return py::float_(d);
+    }
+    case GGUFGUARD_TYPE_UINT64: {
+      uint64_t u;
+      Check(ggufguard_get_uint64(r, key, &u));
+      return py::int_(u);
+    }
+    case GGUFGUARD_TYPE_ARRAY:
+      return ArrayValue(r, key);
+    default: {
+      int64_t i;
+      if (ggufguard_get_int64(r, key, &i) != GGUFGUARD_OK) return py::none();  // unknown type (invalid file)
+      return py::int_(i);
+    }
+  }
+}
+
+Report Convert(const ggufguard_report* r) {
+  Report out;
+  out.valid = ggufguard_report_valid(r) != 0;
+  out.file_size = ggufguard_report_file_size(r);
+  for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
+    ggufguard_finding f;
+    Check(ggufguard_finding_at(r, i, &f));
+    out.findings.push_back({f.rule, f.name, SeverityName(f.severity), f.offset, f.message});
+  }
+  for (size_t i = 0; i < ggufguard_tensor_count(r); ++i) {
+    ggufguard_tensor t;
+    Check(ggufguard_tensor_at(r, i, &t));
+    out.tensors.push_back({std::string(t.name, t.name_length), t.ggml_type,
+                           std::vector<uint64_t>(t.ne, t.ne + (t.n_dims <= 4 ? t.n_dims : 4)), t.offset, t.size});
+  }
+  for (size_t i = 0; i < ggufguard_kv_count(r); ++i) {
+    const char* key;
+    size_t key_length;
+    int type;
+    Check(ggufguard_kv_at(r, i, &key, &key_length, &type));
+    // By-key getters see the first of repeated keys and nothing past a NUL
+    // in a key (both only in invalid files): keep the first, skip the rest.
+    if (std::strlen(key) != key_length) continue;
+    py::object k = Text(key, key_length);
+    if (out.metadata.contains(k)) continue;
+    out.metadata[k] = ScalarValue(r, key, type);
+  }
+  return out;
+}
+
+std::unique_ptr<ggufguard_policy, FreePolicy> MakePolicy(const std::string& policy) {
+  ggufguard_policy* p = nullptr;
+  // A policy document starts with '{'; anything else names a built-in.
+  size_t first = policy.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && policy[first] == '{') {
+    Check(ggufguard_policy_from_json(policy.data(), policy.size(), &p));
+  } else {
+    Check(ggufguard_policy_builtin(policy.c_str(), &p));
+  }
+  return std::unique_ptr<ggufguard_policy, FreePolicy>(p);
+}
+
+Report Validate(py::object source, const std::string& policy_text) {
+  auto policy = MakePolicy(policy_text);
+  ggufguard_report* raw = nullptr;
+  ggufguard_status s;
+  if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
+    const std::string path = py::str(py::module_::import("os").attr("fsdecode")(source));
+    py::gil_scoped_release unlocked;
+    s = ggufguard_validate_path(path.c_str(), policy.get(), &raw);
+  } else if (py::isinstance<py::bytes>(source)) {
+    // bytes are immutable: validated in place, the GIL released.
+    char* data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(source.ptr(), &data, &size) != 0) throw py::error_already_set();
+    py::gil_scoped_release unlocked;
+    s = ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+  } else if (PyObject_CheckBuffer(source.ptr())) {
+    // A bytearray or memoryview may change under another thread while the
+    // GIL is released: validate a copy, never bytes that move.
+    py::bytes copy(py::module_::import("builtins").attr("bytes")(source));
+    char* data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(copy.ptr(), &data, &size) != 0) throw py::error_already_set();
+    py::gil_scoped_release unlocked;
+    s = ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+  } else {
+    throw py::type_error("validate() takes a path (str or os.PathLike) or bytes-like data");
+  }
+  std::unique_ptr<ggufguard_report, FreeReport> report(raw);
+  // The buffer behind a bytes report is only borrowed: convert while
+  // `source` (or `copy`) is alive, which it is until this returns.
+  Check(s);
+  return Convert(report.get());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(ggufguard, m) {
+  m.doc() = "ggufguard: validate GGUF model files before a loader touches them";
+  m.attr("__version__") = ggufguard_version();
+  m.attr("report_schema_version") = ggufguard_report_schema_version();
+  m.attr("rule_catalog_version") = ggufguard_rule_catalog_version();
+
+  py::class_<Finding>(m, "Finding")
+      .def_readonly("rule", &Finding::rule)
+      .def_readonly("name", &Finding::name)
+      .def_readonly("severity", &Finding::severity)
+      .def_readonly("offset", &Finding::offset)
+      .def_readonly("message", &Finding::message)
+      .def("__repr__", [](const Finding& f) {
+        return "<Finding " + f.rule + " " + f.name + " " + f.severity + " at " + std::to_string(f.offset) + ">";
+      });
+  py::class_<Tensor>(m, "Tensor")
+      .def_readonly("name", &Tensor::name)
+      .def_readonly("type", &Tensor::type)
+      .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.shape)); })
+      .def_readonly("offset", &Tensor::offset)
+      .def_readonly("nbytes", &Tensor::nbytes)
+      .def("__repr__", [](const Tensor& t) { return "<Tensor " + t.name + ">"; });
+  py::class_<Report>(m, "Report")
+      .def_readonly("valid", &Report::valid)
+      .def_readonly("file_size", &Report::file_size)
+      .def_readonly("findings", &Report::findings)
+      .def_readonly("tensors", &Report::tensors)
+      .def_readonly("metadata", &Report::metadata)
+      .def("__bool__", [](const Report& r) { return r.valid; })
+      .def("__repr__", [](const Report& r) {
+        return std::string("<Report ") + (r.valid ? "valid" : "invalid") + ", " + std::to_string(r.findings.size()) +
+               " findings, " + std::to_string(r.tensors.size()) + " tensors>";
+      });
+
+  m.def("validate", &Validate, py::arg("source"), py::arg("policy") = "default",
+        "Validates a GGUF file given as a path or as bytes. `policy` is \"default\", \"strict\" or a policy "
+        "document (JSON text). A bad policy raises ValueError, an unreadable file OSError.");
+  m.def("rules", [] {
+    py::list out;
+    for (size_t i = 0; i < ggufguard_rule_count(); ++i) {
+      ggufguard_rule_info info;
+      Check(ggufguard_rule_at(i, &info));
+      py::dict d;
+      d["rule"] = info.code;
+      d["name"] = info.name;
+      d["default_severity"] = SeverityName(info.default_severity);
+      d["strict_severity"] = SeverityName(info.strict_severity);
+      d["summary"] = info.summary;
+      out.append(d);
+    }
+    return out;
+  }, "Every rule, in ID order, as dicts with rule, name, default_severity, strict_severity, summary.");
+}

@@ -1,0 +1,228 @@
+"""The ggufguard Python module on the real corpus (../shared/corpus-real,
+or $GGUFGUARD_SHARED_DIR) and on bytes crafted here.
+
+Run by tests/package/run.sh with Debian's /usr/bin/python3 and the module
+installed into the package test's prefix."""
+import os
+import pathlib
+import re
+import struct
+import threading
+
+import pytest
+
+import ggufguard
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHARED = pathlib.Path(os.environ.get("GGUFGUARD_SHARED_DIR", ROOT.parent / "shared"))
+CORPUS = SHARED / "corpus-real"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no real corpus at {CORPUS}")
+
+
+def files(sub):
+    return sorted((CORPUS / sub).glob("*.gguf")) if CORPUS.is_dir() else []
+
+
+# --- a minimal GGUF v3 writer, independent of the library ---
+
+def gstr(s):
+    b = s.encode() if isinstance(s, str) else s
+    return struct.pack("<Q", len(b)) + b
+
+
+SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def kv(key, vtype, value, elem=None):
+    out = gstr(key) + struct.pack("<I", vtype)
+    if vtype == 8:
+        return out + gstr(value)
+    if vtype == 9:
+        body = b"".join(gstr(v) if elem == 8 else struct.pack(SCALAR[elem], v) for v in value)
+        return out + struct.pack("<IQ", elem, len(value)) + body
+    return out + struct.pack(SCALAR[vtype], value)
+
+
+def gguf(kvs, tensors=()):
+    """tensors: (name, dims, ggml_type, data bytes); F32 (type 0) only."""
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs)
+    infos, data = b"", b""
+    for name, dims, gtype, payload in tensors:
+        infos += gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        infos += struct.pack("<IQ", gtype, len(data))
+        data += payload + b"\0" * (-len(payload) % 32)
+    out = head + infos
+    if tensors:
+        out += b"\0" * (-len(out) % 32)
+    return out + data
+
+
+EMPTY = b"GGUF" + struct.pack("<IQQ", 3, 0, 0)
+
+EVERY_TYPE = gguf([
+    kv("general.architecture", 8, "llama"),
+    kv("t.u8", 0, 200), kv("t.i8", 1, -5), kv("t.u32", 4, 4000000000), kv("t.i64", 11, -7),
+    kv("t.u64", 10, 2**64 - 1), kv("t.f32", 6, 0.5), kv("t.f64", 12, -2.25), kv("t.bool", 7, True),
+    kv("t.strs", 9, ["alpha", "", "gamma"], elem=8), kv("t.i32s", 9, [-1, 2, -3], elem=5),
+    kv("t.f32s", 9, [1.5, -0.25], elem=6), kv("t.bools", 9, [False, True], elem=7),
+])
+
+
+def test_versions():
+    version = re.search(r"project\(ggufguard VERSION (\S+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
+    assert ggufguard.__version__ == version
+    assert ggufguard.report_schema_version == 1
+    count, digest = ggufguard.rule_catalog_version.split("-")
+    assert int(count) == len(ggufguard.rules()) and len(digest) == 8
+
+
+def test_rules():
+    rules = ggufguard.rules()
+    by_code = {r["rule"]: r for r in rules}
+    assert by_code["GG1001"]["name"] == "truncated"
+    assert by_code["GG3011"]["name"] == "duplicate-key"
+    assert all(r["default_severity"] in ("info", "warning", "error") for r in rules)
+    assert [r["rule"] for r in rules] == sorted(r["rule"] for r in rules)
+
+
+def test_empty_file_is_valid():
+    report = ggufguard.validate(EMPTY)
+    assert report.valid and bool(report)
+    assert report.tensors == [] and report.metadata == {} and report.file_size == 24
+
+
+def test_metadata_values_of_every_type():
+    report = ggufguard.validate(EVERY_TYPE)
+    md = report.metadata
+    assert md["general.architecture"] == "llama"
+    assert md["t.u8"] == 200 and md["t.i8"] == -5 and md["t.u32"] == 4000000000
+    assert md["t.i64"] == -7 and md["t.u64"] == 2**64 - 1
+    assert md["t.f32"] == 0.5 and md["t.f64"] == -2.25 and md["t.bool"] is True
+    assert md["t.strs"] == ["alpha", "", "gamma"]
+    assert isinstance(md["t.i32s"], memoryview) and md["t.i32s"].format == "i"
+    assert md["t.i32s"].tolist() == [-1, 2, -3]
+    assert md["t.f32s"].format == "f" and md["t.f32s"].tolist() == [1.5, -0.25]
+    assert md["t.bools"] == [False, True]
+    assert list(md) == [k for k in md]  # file order
+    assert list(md)[0] == "general.architecture"
+
+
+def test_tensors_of_a_crafted_file():
+    # An architecture ggufguard does not know: a warning, no hyperparameters needed.
+    payload = struct.pack("<8f", *range(8))
+    data = gguf([kv("general.architecture", 8, "tinyarch")], [("w", [4, 2], 0, payload)])
+    report = ggufguard.validate(data)
+    assert report.valid, report.findings
+    assert [(f.rule, f.severity) for f in report.findings] == [("GG4016", "warning")]
+    (t,) = report.tensors
+    assert (t.name, t.type, t.shape, t.nbytes) == ("w", 0, (4, 2), 32)
+    assert data[t.offset:t.offset + t.nbytes] == payload
+
+
+def test_every_prefix_is_refused_never_a_crash():
+    for cut in range(len(EVERY_TYPE)):
+        report = ggufguard.validate(EVERY_TYPE[:cut])
+        assert not report.valid
+        assert report.findings, cut
+        assert report.tensors == []
+
+
+def test_invalid_file_findings():
+    misaligned = bytearray(gguf([kv("general.architecture", 8, "llama")], [("w", [4], 0, b"\0" * 16)]))
+    # The offset field is the last 8 bytes of the info, before the padding.
+    info_end = len(EMPTY) + len(kv("general.architecture", 8, "llama")) + 8 + 1 + 4 + 8 + 4
+    misaligned[info_end:info_end + 8] = struct.pack("<Q", 1)
+    report = ggufguard.validate(bytes(misaligned))
+    assert not report.valid
+    f = next(f for f in report.findings if f.rule == "GG6001")
+    assert (f.name, f.severity, f.offset) == ("tensor-misaligned", "error", info_end)
+    assert "alignment" in f.message
+
+
+def test_buffer_kinds_agree():
+    a = ggufguard.validate(EVERY_TYPE)
+    for data in (bytearray(EVERY_TYPE), memoryview(EVERY_TYPE)):
+        b = ggufguard.validate(data)
+        assert (b.valid, b.file_size, list(b.metadata)) == (a.valid, a.file_size, list(a.metadata))
+
+
+def test_policies():
+    bad_key = gguf([kv("general.architecture", 8, "llama"), kv("Bad-Key", 0, 1)])
+    assert ggufguard.validate(bad_key).valid
+    assert not ggufguard.validate(bad_key, policy="strict").valid
+    assert not ggufguard.validate(bad_key, policy='{"base": "default", "limits": {"max_kv_count": 1}}').valid
+    with pytest.raises(ValueError):
+        ggufguard.validate(EMPTY, policy="lenient")
+    with pytest.raises(ValueError, match="no_such"):
+        ggufguard.validate(EMPTY, policy='{"base": "default", "limits": {"no_such": 1}}')
+    with pytest.raises(ValueError):
+        ggufguard.validate(EMPTY, policy="{")
+
+
+def test_unreadable_inputs(tmp_path):
+    with pytest.raises(OSError):
+        ggufguard.validate(str(tmp_path / "missing.gguf"))
+    with pytest.raises(OSError):
+        ggufguard.validate(tmp_path)  # a directory, as a PathLike
+    with pytest.raises(TypeError):
+        ggufguard.validate(42)
+
+
+def test_threads_validate_at_once():
+    results = [None] * 8
+
+    def work(i):
+        results[i] = ggufguard.validate(EVERY_TYPE if i % 2 else EVERY_TYPE[:-1])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.valid for r in results] == [i % 2 == 1 for i in range(8)]
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", files("valid"), ids=lambda p: p.name)
+def test_real_valid_files(path):
+    report = ggufguard.validate(path)
+    assert report.valid, report.findings
+    data = path.read_bytes()
+    assert report.file_size == len(data)
+    assert ggufguard.validate(data).metadata.keys() == report.metadata.keys()
+    alignment = report.metadata.get("general.alignment", 32)
+    end = 0
+    for t in sorted(report.tensors, key=lambda t: t.offset):
+        assert t.offset >= end and t.offset % alignment == 0  # aligned, no overlap
+        end = t.offset + t.nbytes
+    assert end <= len(data)
+    tokens = report.metadata.get("tokenizer.ggml.tokens")
+    if tokens is not None:
+        assert all(isinstance(t, str) for t in tokens)
+        scores = report.metadata.get("tokenizer.ggml.scores")
+        if scores is not None:
+            assert scores.format == "f" and len(scores) == len(tokens)
+
+
+@needs_corpus
+def test_real_model_tensors():
+    report = ggufguard.validate(CORPUS / "valid" / "gridcore_test.gguf")
+    assert len(report.tensors) == 20
+    assert report.metadata["general.architecture"] == "llama"
+    assert report.metadata["llama.block_count"] == 2
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", files("malformed"), ids=lambda p: p.name)
+def test_real_malformed_files(path):
+    report = ggufguard.validate(str(path))
+    assert not report.valid
+    assert any(f.severity == "error" and re.fullmatch(r"GG\d{4}", f.rule) for f in report.findings)
+    assert report.tensors == []
+
+
+@needs_corpus
+def test_mangled_vocab_fails_where_the_manifest_says():
+    report = ggufguard.validate(CORPUS / "malformed" / "ushure_vocab-gpt-2_utf8-mangled.gguf")
+    assert not report.valid
+    assert any(f.offset >= 339 for f in report.findings)

@@ -1,0 +1,606 @@
+// The C API (include/ggufguard/ggufguard.h) over the C++ validator.
+//
+// Every exported function runs its body through Guard(): no exception, not
+// even std::bad_alloc, may unwind into a C caller, whose frames cannot
+// handle it. Every getter checks its handle, its key and its index against
+// what the report holds before it reads a byte: the key and the index come
+// from the caller, who may have them from a hostile file.
+#include "ggufguard/ggufguard.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/capi/capi_internal.h"
+#include "ggufguard/findings/policy.h"
+#include "ggufguard/findings/policy_file.h"
+#include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/io/source.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/validate.h"
+
+using ggufguard::ArrayView;
+using ggufguard::KeyValue;
+using ggufguard::Value;
+using ggufguard::ValueType;
+
+namespace ggufguard::capi {
+
+thread_local std::string last_error;
+
+ggufguard_status Fail(ggufguard_status status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+}  // namespace ggufguard::capi
+
+using ggufguard::capi::Fail;
+using ggufguard::capi::Guard;
+
+struct ggufguard_policy {
+  ggufguard::Policy policy;
+};
+
+// A report with everything the getters hand out as C strings held in
+// NUL-terminated copies, and the indexes that make getters O(1).
+struct ggufguard_report {
+  std::optional<ggufguard::ValidatedFile> file;  // from a path or a descriptor: owns the header bytes
+  ggufguard::Report buffer_report;               // from a caller's buffer, which it borrows
+  const ggufguard::Report* report = nullptr;     // one of the two
+  ggufguard::capi::FileIdentity identity;
+
+  std::vector<std::string> finding_codes;
+  std::vector<std::string> finding_names;
+  std::vector<std::string> tensor_names;
+  std::vector<std::string> keys;                       // NUL-terminated copies, file order
+  absl::flat_hash_map<std::string_view, size_t> key_index;  // into keys (views of them); first wins
+  // For each array of strings (by KV index): where each element's length
+  // field starts in its element_bytes. Built once here, so that reading the
+  // i-th of 150,000 tokens does not walk the 149,999 before it.
+  absl::flat_hash_map<size_t, std::vector<uint64_t>> string_starts;
+};
+
+namespace {
+
+const ggufguard::Policy& DefaultPolicyRef() {
+  static const ggufguard::Policy* const policy = new ggufguard::Policy(ggufguard::DefaultPolicy());
+  return *policy;
+}
+
+const ggufguard::Policy& PolicyOf(const ggufguard_policy* p) { return p ? p->policy : DefaultPolicyRef(); }
+
+// The length fields of a string array's elements, walked with every length
+// checked against the bytes left; a walk that runs out stops there (the
+// parser reported that file as truncated), so the getters see fewer elements.
+std::vector<uint64_t> StringStarts(const ArrayView& a) {
+  std::vector<uint64_t> starts;
+  const uint64_t size = a.element_bytes.size();
+  uint64_t at = 0;
+  for (uint64_t i = 0; i < a.count; ++i) {
+    if (a.length_size != 4 && a.length_size != 8) break;
+    if (size - at < a.length_size) break;
+    const uint64_t length = a.length_size == 4
+                                ? ggufguard::LoadUnsigned<uint32_t>(a.element_bytes.data() + at, a.order)
+                                : ggufguard::LoadUnsigned<uint64_t>(a.element_bytes.data() + at, a.order);
+    if (size - at - a.length_size < length) break;
+    starts.push_back(at);
+    at += a.length_size + length;
+  }
+  return starts;
+}
+
+ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** out) {
+  const ggufguard::Report& report = *r->report;
+  r->finding_codes.reserve(report.findings.size());
+  r->finding_names.reserve(report.findings.size());
+  for (const ggufguard::Finding& f : report.findings) {
+    r->finding_codes.push_back(ggufguard::RuleCode(f.rule));
+    const ggufguard::RuleInfo* info = ggufguard::FindRule(f.rule);
+    r->finding_names.emplace_back(info ? info->name : std::string_view("unknown"));
+  }
+  if (report.valid()) {
+    r->tensor_names.reserve(report.header.tensors.size());
+    for (const ggufguard::TensorInfo& t : report.header.tensors) r->tensor_names.emplace_back(t.name);
+  }
+  const std::vector<KeyValue>& kvs = report.header.kvs;
+  r->keys.reserve(kvs.size());
+  for (const KeyValue& kv : kvs) r->keys.emplace_back(kv.key);
+  // After `keys` stops growing: the map's views point into its strings.
+  r->key_index.reserve(kvs.size());
+  for (size_t i = 0; i < kvs.size(); ++i) {
+    r->key_index.try_emplace(std::string_view(r->keys[i]), i);
+    const Value& v = kvs[i].value;
+    if (v.type == ValueType::kArray && v.array.element_type == ValueType::kString) {
+      r->string_starts.emplace(i, StringStarts(v.array));
+    }
+  }
+  *out = r.release();
+  return GGUFGUARD_OK;
+}
+
+// A regular file the caller opened, read with pread so that its offset is
+// left where the caller had it.
+class FdSource final : public ggufguard::ByteSource {
+ public:
+  FdSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  uint64_t size() const override { return size_; }
+  absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
+    uint64_t end;
+    if (!ggufguard::CheckedAdd(offset, out.size(), &end) || end > size_) {
+      return absl::OutOfRangeError(absl::StrCat("read of ", out.size(), " bytes at ", offset, " is past the end"));
+    }
+    size_t done = 0;
+    while (done < out.size()) {
+      ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return absl::ErrnoToStatus(errno, "cannot read the descriptor");
+      }
+      if (got == 0) return absl::DataLossError("the file shrank while it was read");
+      done += static_cast<size_t>(got);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+};
+
+ggufguard_status FromValidated(absl::StatusOr<ggufguard::ValidatedFile> file, const struct stat& st,
+                               ggufguard_report** out) {
+  if (!file.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(file.status().message()));
+  auto r = std::make_unique<ggufguard_report>();
+  r->file.emplace(*std::move(file));
+  r->report = &r->file->report();
+  r->identity = {true, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  return Finish(std::move(r), out);
+}
+
+const KeyValue* FindKv(const ggufguard_report* r, const char* key, size_t* index = nullptr) {
+  if (r == nullptr || key == nullptr) return nullptr;
+  auto it = r->key_index.find(std::string_view(key));
+  if (it == r->key_index.end()) return nullptr;
+  if (index) *index = it->second;
+  return &r->report->header.kvs[it->second];
+}
+
+ggufguard_status LookUp(const ggufguard_report* r, const char* key, const KeyValue** kv, size_t* index = nullptr) {
+  if (r == nullptr || key == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or key");
+  *kv = FindKv(r, key, index);
+  if (*kv == nullptr) return Fail(GGUFGUARD_ERR_NOT_FOUND, absl::StrCat("no key ", key));
+  return GGUFGUARD_OK;
+}
+
+// A scalar's bytes must be there before Value's readers look at them; in a
+// report of a truncated file they may not be.
+bool ScalarComplete(const Value& v) {
+  const uint32_t size = ggufguard::ScalarSize(v.type);
+  return size != 0 && v.bytes.size() >= size;
+}
+
+ggufguard_status ReadInt64(const Value& v, int64_t* out) {
+  if (!ScalarComplete(v) || v.type == ValueType::kFloat32 || v.type == ValueType::kFloat64) {
+    return Fail(GGUFGUARD_ERR_TYPE, "not an integer");
+  }
+  std::optional<int64_t> s = v.AsSigned();
+  if (!s) return Fail(GGUFGUARD_ERR_RANGE, "the value does not fit in int64");
+  *out = *s;
+  return GGUFGUARD_OK;
+}
+
+ggufguard_status ReadUint64(const Value& v, uint64_t* out) {
+  if (!ScalarComplete(v) || v.type == ValueType::kFloat32 || v.type == ValueType::kFloat64) {
+    return Fail(GGUFGUARD_ERR_TYPE, "not an integer");
+  }
+  std::optional<uint64_t> u = v.AsUnsigned();
+  if (!u) return Fail(GGUFGUARD_ERR_RANGE, "a negative value does not fit in uint64");
+  *out = *u;
+  return GGUFGUARD_OK;
+}
+
+ggufguard_status ReadFloat64(const Value& v, double* out) {
+  if (!ScalarComplete(v)) return Fail(GGUFGUARD_ERR_TYPE, "not a float");
+  std::optional<double> d = v.AsDouble();
+  if (!d) return Fail(GGUFGUARD_ERR_TYPE, "not a float");
+  *out = *d;
+  return GGUFGUARD_OK;
+}
+
+ggufguard_status ReadBool(const Value& v, int* out) {
+  if (v.type != ValueType::kBool || !ScalarComplete(v)) return Fail(GGUFGUARD_ERR_TYPE, "not a bool");
+  *out = v.bytes[0] != 0 ? 1 : 0;
+  return GGUFGUARD_OK;
+}
+
+// The index-th element of a fixed-size array as a Value the scalar readers
+// take.
+ggufguard_status ArrayElement(const ggufguard_report* r, const char* key, uint64_t index, Value* element) {
+  const KeyValue* kv;
+  if (ggufguard_status s = LookUp(r, key, &kv); s != GGUFGUARD_OK) return s;
+  if (kv->value.type != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
+  const ArrayView& a = kv->value.array;
+  const uint32_t size = ggufguard::ScalarSize(a.element_type);
+  if (size == 0) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is an array of strings or arrays"));
+  // Both bounds: the declared count, and the bytes there are (fewer in a
+  // truncated file). index * size cannot overflow below the second.
+  if (index >= a.count || index >= a.element_bytes.size() / size) {
+    return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("index ", index, " is past the end of ", key));
+  }
+  element->type = a.element_type;
+  element->order = a.order;
+  element->bytes = a.element_bytes.subspan(static_cast<size_t>(index) * size, size);
+  return GGUFGUARD_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* ggufguard_version(void) { return GGUFGUARD_VERSION_STRING; }
+
+int ggufguard_report_schema_version(void) { return ggufguard::kReportSchemaVersion; }
+
+const char* ggufguard_rule_catalog_version(void) {
+  return Guard<const char*>("", [] {
+    static const std::string* const version = new std::string(ggufguard::RuleCatalogVersion());
+    return version->c_str();
+  });
+}
+
+const char* ggufguard_status_name(int status) {
+  switch (status) {
+    case GGUFGUARD_OK: return "ok";
+    case GGUFGUARD_ERR_INVALID_ARGUMENT: return "invalid-argument";
+    case GGUFGUARD_ERR_POLICY: return "policy-error";
+    case GGUFGUARD_ERR_IO: return "io-error";
+    case GGUFGUARD_ERR_NOT_FOUND: return "not-found";
+    case GGUFGUARD_ERR_TYPE: return "type-mismatch";
+    case GGUFGUARD_ERR_RANGE: return "out-of-range";
+    case GGUFGUARD_ERR_NOT_VALID: return "not-valid";
+    case GGUFGUARD_ERR_CHANGED: return "file-changed";
+    case GGUFGUARD_ERR_NO_MEMORY: return "no-memory";
+    case GGUFGUARD_ERR_INTERNAL: return "internal-error";
+    default: return "unknown-status";
+  }
+}
+
+const char* ggufguard_last_error(void) { return ggufguard::capi::last_error.c_str(); }
+
+size_t ggufguard_rule_count(void) { return ggufguard::AllRules().size(); }
+
+ggufguard_status ggufguard_rule_at(size_t index, ggufguard_rule_info* out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    // Rule names and summaries are string literals, so their views end in a
+    // NUL; the codes are built once.
+    static const std::vector<std::string>* const codes = [] {
+      auto* v = new std::vector<std::string>;
+      for (const ggufguard::RuleInfo& r : ggufguard::AllRules()) v->push_back(ggufguard::RuleCode(r.id));
+      return v;
+    }();
+    static const std::vector<std::string>* const texts = [] {
+      auto* v = new std::vector<std::string>;
+      for (const ggufguard::RuleInfo& r : ggufguard::AllRules()) {
+        v->emplace_back(r.name);
+        v->emplace_back(r.summary);
+      }
+      return v;
+    }();
+    if (index >= codes->size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no rule ", index));
+    const ggufguard::RuleInfo& r = ggufguard::AllRules()[index];
+    out->code = (*codes)[index].c_str();
+    out->name = (*texts)[2 * index].c_str();
+    out->summary = (*texts)[2 * index + 1].c_str();
+    out->default_severity = static_cast<int>(r.default_severity);
+    out->strict_severity = static_cast<int>(r.strict_severity);
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_policy_builtin(const char* name, ggufguard_policy** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    if (name == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL policy name");
+    auto p = std::make_unique<ggufguard_policy>();
+    if (std::strcmp(name, "default") == 0) {
+      p->policy = ggufguard::DefaultPolicy();
+    } else if (std::strcmp(name, "strict") == 0) {
+      p->policy = ggufguard::StrictPolicy();
+    } else {
+      return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "the built-in policies are \"default\" and \"strict\"");
+    }
+    *out = p.release();
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_policy_from_json(const char* json, size_t size, ggufguard_policy** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    if (json == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL policy document");
+    absl::StatusOr<ggufguard::Policy> policy =
+        ggufguard::ParsePolicyJson(std::string_view(json ? json : "", size), "policy");
+    if (!policy.ok()) return Fail(GGUFGUARD_ERR_POLICY, std::string(policy.status().message()));
+    auto p = std::make_unique<ggufguard_policy>();
+    p->policy = *std::move(policy);
+    *out = p.release();
+    return GGUFGUARD_OK;
+  });
+}
+
+void ggufguard_policy_free(ggufguard_policy* policy) { delete policy; }
+
+ggufguard_status ggufguard_validate_path(const char* path, const ggufguard_policy* policy, ggufguard_report** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
+    absl::StatusOr<std::unique_ptr<ggufguard::FileSource>> source = ggufguard::FileSource::Open(path);
+    if (!source.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(source.status().message()));
+    struct stat st;
+    if (::fstat((*source)->fd(), &st) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
+    return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy)), st, out);
+  });
+}
+
+ggufguard_status ggufguard_validate_fd(int fd, const ggufguard_policy* policy, ggufguard_report** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
+    if (S_ISREG(st.st_mode)) {
+      FdSource source(fd, static_cast<uint64_t>(st.st_size));
+      return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy)), st, out);
+    }
+    ggufguard::FdStream stream(fd, absl::StrCat("descriptor ", fd));
+    ggufguard::StreamOptions options;
+    options.hash = false;  // nobody asked for it
+    return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options), st, out);
+  });
+}
+
+ggufguard_status ggufguard_validate_buffer(const void* data, size_t size, const ggufguard_policy* policy,
+                                           ggufguard_report** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
+    auto r = std::make_unique<ggufguard_report>();
+    static const uint8_t kEmpty = 0;
+    const uint8_t* bytes = data ? static_cast<const uint8_t*>(data) : &kEmpty;
+    r->buffer_report = ggufguard::ValidateBytes(absl::MakeConstSpan(bytes, size), PolicyOf(policy));
+    r->report = &r->buffer_report;
+    return Finish(std::move(r), out);
+  });
+}
+
+void ggufguard_report_free(ggufguard_report* report) { delete report; }
+
+int ggufguard_report_valid(const ggufguard_report* report) { return report && report->report->valid() ? 1 : 0; }
+
+uint64_t ggufguard_report_file_size(const ggufguard_report* report) { return report ? report->report->file_size : 0; }
+
+uint32_t ggufguard_report_gguf_version(const ggufguard_report* report) {
+  return report ? report->report->header.version : 0;
+}
+
+size_t ggufguard_finding_count(const ggufguard_report* report) { return report ? report->report->findings.size() : 0; }
+
+ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t index, ggufguard_finding* out) {
+  return Guard([&] {
+    if (report == nullptr || out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or out");
+    const std::vector<ggufguard::Finding>& findings = report->report->findings;
+    if (index >= findings.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no finding ", index));
+    const ggufguard::Finding& f = findings[index];
+    out->rule = report->finding_codes[index].c_str();
+    out->name = report->finding_names[index].c_str();
+    out->severity = static_cast<int>(f.severity);
+    out->offset = f.offset;
+    out->message = f.message.c_str();
+    return GGUFGUARD_OK;
+  });
+}
+
+size_t ggufguard_tensor_count(const ggufguard_report* report) {
+  return report && report->report->valid() ? report->report->header.tensors.size() : 0;
+}
+
+ggufguard_status ggufguard_tensor_at(const ggufguard_report* report, size_t index, ggufguard_tensor* out) {
+  return Guard([&] {
+    if (report == nullptr || out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or out");
+    if (!report->report->valid()) return Fail(GGUFGUARD_ERR_NOT_VALID, "the file is not valid: no tensor table");
+    const std::vector<ggufguard::TensorInfo>& tensors = report->report->header.tensors;
+    if (index >= tensors.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no tensor ", index));
+    const ggufguard::TensorInfo& t = tensors[index];
+    // A valid report has both; should a rule ever let one through without
+    // them, this says so instead of handing out garbage.
+    if (!t.size_known || !t.absolute_known) return Fail(GGUFGUARD_ERR_INTERNAL, "tensor without a checked size");
+    out->name = report->tensor_names[index].c_str();
+    out->name_length = report->tensor_names[index].size();
+    out->ggml_type = t.ggml_type;
+    out->n_dims = t.n_dims;
+    for (size_t d = 0; d < 4; ++d) out->ne[d] = t.dims[d];
+    out->offset = t.absolute_offset;
+    out->size = t.byte_size;
+    return GGUFGUARD_OK;
+  });
+}
+
+size_t ggufguard_kv_count(const ggufguard_report* report) { return report ? report->report->header.kvs.size() : 0; }
+
+ggufguard_status ggufguard_kv_at(const ggufguard_report* report, size_t index, const char** key, size_t* key_length,
+                                 int* type) {
+  return Guard([&] {
+    if (report == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report");
+    if (index >= report->keys.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no key ", index));
+    if (key) *key = report->keys[index].c_str();
+    if (key_length) *key_length = report->keys[index].size();
+    if (type) *type = static_cast<int>(report->report->header.kvs[index].value.type);
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_get_type(const ggufguard_report* report, const char* key, int* type) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (type == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *type = static_cast<int>(kv->value.type);
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_get_string(const ggufguard_report* report, const char* key, const char** data,
+                                      size_t* length) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (data == nullptr || length == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    if (kv->value.type != ValueType::kString) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not a string"));
+    *data = reinterpret_cast<const char*>(kv->value.bytes.data());
+    *length = kv->value.bytes.size();
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_get_int64(const ggufguard_report* report, const char* key, int64_t* out) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadInt64(kv->value, out);
+  });
+}
+
+ggufguard_status ggufguard_get_uint64(const ggufguard_report* report, const char* key, uint64_t* out) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadUint64(kv->value, out);
+  });
+}
+
+ggufguard_status ggufguard_get_float64(const ggufguard_report* report, const char* key, double* out) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadFloat64(kv->value, out);
+  });
+}
+
+ggufguard_status ggufguard_get_bool(const ggufguard_report* report, const char* key, int* out) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadBool(kv->value, out);
+  });
+}
+
+ggufguard_status ggufguard_get_array(const ggufguard_report* report, const char* key, int* element_type,
+                                     uint64_t* count) {
+  return Guard([&] {
+    const KeyValue* kv;
+    if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
+    if (kv->value.type != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
+    if (element_type) *element_type = static_cast<int>(kv->value.array.element_type);
+    if (count) *count = kv->value.array.count;
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_get_array_string(const ggufguard_report* report, const char* key, uint64_t index,
+                                            const char** data, size_t* length) {
+  return Guard([&] {
+    const KeyValue* kv;
+    size_t kv_index = 0;
+    if (ggufguard_status s = LookUp(report, key, &kv, &kv_index); s != GGUFGUARD_OK) return s;
+    if (data == nullptr || length == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    auto it = report->string_starts.find(kv_index);
+    if (it == report->string_starts.end()) {
+      return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array of strings"));
+    }
+    if (index >= it->second.size()) {
+      return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("index ", index, " is past the end of ", key));
+    }
+    // StringStarts checked that the length and the bytes it counts are there.
+    const ArrayView& a = kv->value.array;
+    const uint8_t* p = a.element_bytes.data() + it->second[index];
+    const uint64_t n = a.length_size == 4 ? ggufguard::LoadUnsigned<uint32_t>(p, a.order)
+                                          : ggufguard::LoadUnsigned<uint64_t>(p, a.order);
+    *data = reinterpret_cast<const char*>(p + a.length_size);
+    *length = static_cast<size_t>(n);
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_get_array_int64(const ggufguard_report* report, const char* key, uint64_t index,
+                                           int64_t* out) {
+  return Guard([&] {
+    Value element;
+    if (ggufguard_status s = ArrayElement(report, key, index, &element); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadInt64(element, out);
+  });
+}
+
+ggufguard_status ggufguard_get_array_uint64(const ggufguard_report* report, const char* key, uint64_t index,
+                                            uint64_t* out) {
+  return Guard([&] {
+    Value element;
+    if (ggufguard_status s = ArrayElement(report, key, index, &element); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadUint64(element, out);
+  });
+}
+
+ggufguard_status ggufguard_get_array_float64(const ggufguard_report* report, const char* key, uint64_t index,
+                                             double* out) {
+  return Guard([&] {
+    Value element;
+    if (ggufguard_status s = ArrayElement(report, key, index, &element); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadFloat64(element, out);
+  });
+}
+
+ggufguard_status ggufguard_get_array_bool(const ggufguard_report* report, const char* key, uint64_t index,
+                                          int* out) {
+  return Guard([&] {
+    Value element;
+    if (ggufguard_status s = ArrayElement(report, key, index, &element); s != GGUFGUARD_OK) return s;
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    return ReadBool(element, out);
+  });
+}
+
+}  // extern "C"
+
+namespace ggufguard::capi {
+
+const Report* ReportOf(const ggufguard_report* report) { return report ? report->report : nullptr; }
+const FileIdentity& IdentityOf(const ggufguard_report* report) { return report->identity; }
+
+}  // namespace ggufguard::capi

@@ -1,0 +1,117 @@
+// ggufguard_map_*: a validated file mapped read-only, whose tensor data is
+// reachable only through the table the validation checked.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/checked_math.h"
+#include "ggufguard/capi/capi_internal.h"
+#include "ggufguard/ggufguard.h"
+
+using ggufguard::capi::Fail;
+using ggufguard::capi::Guard;
+
+struct ggufguard_mapping {
+  struct Extent {
+    uint64_t offset;
+    uint64_t size;
+  };
+  void* base = nullptr;
+  size_t length = 0;
+  std::vector<Extent> tensors;  // a copy: the report may be freed first
+
+  ggufguard_mapping() = default;
+  ggufguard_mapping(const ggufguard_mapping&) = delete;
+  ggufguard_mapping& operator=(const ggufguard_mapping&) = delete;
+  ~ggufguard_mapping() {
+    if (base != nullptr) ::munmap(base, length);
+  }
+};
+
+extern "C" {
+
+ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufguard_mapping** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    const ggufguard::Report* r = ggufguard::capi::ReportOf(report);
+    if (r == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report");
+    if (!r->valid()) return Fail(GGUFGUARD_ERR_NOT_VALID, "the file is not valid: it is not mapped");
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
+    if (!S_ISREG(st.st_mode)) return Fail(GGUFGUARD_ERR_IO, "only a regular file can be mapped");
+    // The table is only true of the bytes that were validated: a file of
+    // another size, or another file, is refused.
+    if (static_cast<uint64_t>(st.st_size) != r->file_size) {
+      return Fail(GGUFGUARD_ERR_CHANGED, absl::StrCat("the file has ", st.st_size, " bytes; ", r->file_size,
+                                                      " were validated"));
+    }
+    const ggufguard::capi::FileIdentity& id = ggufguard::capi::IdentityOf(report);
+    if (id.known && (static_cast<uint64_t>(st.st_dev) != id.device || static_cast<uint64_t>(st.st_ino) != id.inode)) {
+      return Fail(GGUFGUARD_ERR_CHANGED, "this is not the file that was validated");
+    }
+    if (r->file_size == 0 || r->file_size > SIZE_MAX) return Fail(GGUFGUARD_ERR_IO, "cannot map the file's size");
+
+    auto m = std::make_unique<ggufguard_mapping>();
+    m->tensors.reserve(r->header.tensors.size());
+    for (const ggufguard::TensorInfo& t : r->header.tensors) {
+      // Checked again here, where a wrong extent would become a wild
+      // pointer: the validation's promise, not trusted blindly.
+      uint64_t end;
+      if (!t.size_known || !t.absolute_known || !ggufguard::CheckedAdd(t.absolute_offset, t.byte_size, &end) ||
+          end > r->file_size) {
+        return Fail(GGUFGUARD_ERR_INTERNAL, "a validated tensor lies outside the file");
+      }
+      m->tensors.push_back({t.absolute_offset, t.byte_size});
+    }
+    void* base = ::mmap(nullptr, static_cast<size_t>(r->file_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (base == MAP_FAILED) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("mmap: ", std::strerror(errno)));
+    m->base = base;
+    m->length = static_cast<size_t>(r->file_size);
+    *out = m.release();
+    return GGUFGUARD_OK;
+  });
+}
+
+ggufguard_status ggufguard_map_path(const ggufguard_report* report, const char* path, ggufguard_mapping** out) {
+  return Guard([&] {
+    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+    *out = nullptr;
+    if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+    ggufguard_status s = ggufguard_map_fd(report, fd, out);
+    ::close(fd);  // the mapping keeps the file's pages
+    return s;
+  });
+}
+
+void ggufguard_mapping_free(ggufguard_mapping* mapping) { delete mapping; }
+
+size_t ggufguard_mapping_tensor_count(const ggufguard_mapping* mapping) {
+  return mapping ? mapping->tensors.size() : 0;
+}
+
+ggufguard_status ggufguard_mapping_tensor_data(const ggufguard_mapping* mapping, size_t index, const void** data,
+                                               uint64_t* size) {
+  return Guard([&] {
+    if (mapping == nullptr || data == nullptr || size == nullptr) {
+      return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL mapping or out");
+    }
+    if (index >= mapping->tensors.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no tensor ", index));
+    const ggufguard_mapping::Extent& e = mapping->tensors[index];
+    *data = static_cast<const uint8_t*>(mapping->base) + e.offset;
+    *size = e.size;
+    return GGUFGUARD_OK;
+  });
+}
+
+}  // extern "C"

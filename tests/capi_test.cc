@@ -1,0 +1,450 @@
+// The C API (include/ggufguard/ggufguard.h): what a loader in C reads from a
+// report, how every getter answers a key or an index it has no business
+// asking for, and the mapping that refuses a file other than the validated
+// one.
+#include "ggufguard/ggufguard.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/validate.h"
+#include "gtest/gtest.h"
+#include "tests/support/gguf_writer.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::GgufBuilder;
+using testing::GgufValue;
+
+// Owns a report and frees it.
+struct ReportPtr {
+  ggufguard_report* r = nullptr;
+  ~ReportPtr() { ggufguard_report_free(r); }
+};
+
+std::string TempPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("ggufguard_capi_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// A file with a value of every type, for the getters.
+testing::BuiltFile EveryType() {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("t.u8", GgufValue::U8(200))
+      .AddKv("t.i8", GgufValue::I8(-5))
+      .AddKv("t.u32", GgufValue::U32(4000000000u))
+      .AddKv("t.i64", GgufValue::I64(-7))
+      .AddKv("t.u64big", GgufValue::U64(UINT64_MAX))
+      .AddKv("t.f32", GgufValue::F32(0.5f))
+      .AddKv("t.f64", GgufValue::F64(-2.25))
+      .AddKv("t.bool", GgufValue::Bool(true))
+      .AddKv("t.strs", GgufValue::StrArray({"alpha", "", "gamma"}))
+      .AddKv("t.i32s", GgufValue::I32Array({-1, 2, -3}))
+      .AddKv("t.f32s", GgufValue::F32Array({1.5f, -0.25f}))
+      .AddKv("t.bools", GgufValue::BoolArray({false, true}))
+      .AddKv("t.nested", GgufValue::Array(testing::ValueType::kArray, {GgufValue::U8Array({1, 2})}));
+  return b.Build();
+}
+
+TEST(CApi, VersionsAreTheLibrarys) {
+  EXPECT_EQ(std::string(ggufguard_version()), std::to_string(GGUFGUARD_VERSION_MAJOR) + "." +
+                                                   std::to_string(GGUFGUARD_VERSION_MINOR) + "." +
+                                                   std::to_string(GGUFGUARD_VERSION_PATCH));
+  EXPECT_EQ(ggufguard_report_schema_version(), kReportSchemaVersion);
+  const std::string catalog = ggufguard_rule_catalog_version();
+  EXPECT_EQ(catalog, RuleCatalogVersion());
+  EXPECT_EQ(catalog.substr(0, catalog.find('-')), std::to_string(AllRules().size()));
+  EXPECT_EQ(catalog.size() - catalog.find('-') - 1, 8u) << catalog;
+}
+
+TEST(CApi, RulesMatchTheCatalog) {
+  ASSERT_EQ(ggufguard_rule_count(), AllRules().size());
+  for (size_t i = 0; i < ggufguard_rule_count(); ++i) {
+    ggufguard_rule_info info;
+    ASSERT_EQ(ggufguard_rule_at(i, &info), GGUFGUARD_OK);
+    EXPECT_EQ(info.code, RuleCode(AllRules()[i].id));
+    EXPECT_EQ(info.name, AllRules()[i].name);
+    EXPECT_EQ(info.default_severity, static_cast<int>(AllRules()[i].default_severity));
+  }
+  ggufguard_rule_info info;
+  EXPECT_EQ(ggufguard_rule_at(ggufguard_rule_count(), &info), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_rule_at(0, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+}
+
+TEST(CApi, ValidFileGivesTheTrustedTable) {
+  const testing::BuiltFile f = testing::MakeTinyModel().Build();
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+  ASSERT_EQ(ggufguard_report_valid(r.r), 1);
+  EXPECT_EQ(ggufguard_report_file_size(r.r), f.bytes.size());
+  EXPECT_EQ(ggufguard_report_gguf_version(r.r), 3u);
+  ASSERT_EQ(ggufguard_tensor_count(r.r), f.tensor_data_offsets.size());
+  for (size_t i = 0; i < ggufguard_tensor_count(r.r); ++i) {
+    ggufguard_tensor t;
+    ASSERT_EQ(ggufguard_tensor_at(r.r, i, &t), GGUFGUARD_OK);
+    EXPECT_EQ(t.offset, f.tensor_data_offsets[i]);
+    EXPECT_EQ(t.size, f.tensor_sizes[i]);
+    EXPECT_EQ(std::strlen(t.name), t.name_length);
+  }
+  ggufguard_tensor t;
+  ASSERT_EQ(ggufguard_tensor_at(r.r, 0, &t), GGUFGUARD_OK);
+  EXPECT_STREQ(t.name, "token_embd.weight");
+  EXPECT_EQ(t.n_dims, 2u);
+  EXPECT_EQ(t.ne[0], 8u);
+  EXPECT_EQ(t.ne[1], 7u);
+  EXPECT_EQ(t.ne[2], 1u);
+  EXPECT_EQ(t.size, 8u * 7u * 4u);  // F32
+  EXPECT_EQ(ggufguard_tensor_at(r.r, ggufguard_tensor_count(r.r), &t), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_tensor_at(r.r, SIZE_MAX, &t), GGUFGUARD_ERR_RANGE);
+}
+
+TEST(CApi, GettersReadEveryType) {
+  const testing::BuiltFile f = EveryType();
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+  const char* s;
+  size_t n;
+  ASSERT_EQ(ggufguard_get_string(r.r, "general.architecture", &s, &n), GGUFGUARD_OK);
+  EXPECT_EQ(std::string_view(s, n), "llama");
+  uint64_t u;
+  int64_t i;
+  double d;
+  int b;
+  ASSERT_EQ(ggufguard_get_uint64(r.r, "t.u8", &u), GGUFGUARD_OK);
+  EXPECT_EQ(u, 200u);
+  ASSERT_EQ(ggufguard_get_int64(r.r, "t.i8", &i), GGUFGUARD_OK);
+  EXPECT_EQ(i, -5);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "t.i8", &u), GGUFGUARD_ERR_RANGE);  // negative
+  ASSERT_EQ(ggufguard_get_int64(r.r, "t.u32", &i), GGUFGUARD_OK);
+  EXPECT_EQ(i, 4000000000);
+  EXPECT_EQ(ggufguard_get_int64(r.r, "t.u64big", &i), GGUFGUARD_ERR_RANGE);
+  ASSERT_EQ(ggufguard_get_uint64(r.r, "t.u64big", &u), GGUFGUARD_OK);
+  EXPECT_EQ(u, UINT64_MAX);
+  ASSERT_EQ(ggufguard_get_float64(r.r, "t.f32", &d), GGUFGUARD_OK);
+  EXPECT_EQ(d, 0.5);
+  ASSERT_EQ(ggufguard_get_float64(r.r, "t.f64", &d), GGUFGUARD_OK);
+  EXPECT_EQ(d, -2.25);
+  ASSERT_EQ(ggufguard_get_bool(r.r, "t.bool", &b), GGUFGUARD_OK);
+  EXPECT_EQ(b, 1);
+  // Wrong types are refused, not converted.
+  EXPECT_EQ(ggufguard_get_float64(r.r, "t.u8", &d), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_int64(r.r, "t.f32", &i), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_string(r.r, "t.u8", &s, &n), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_bool(r.r, "t.u8", &b), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "t.strs", &u), GGUFGUARD_ERR_TYPE);
+
+  int type;
+  uint64_t count;
+  ASSERT_EQ(ggufguard_get_type(r.r, "t.strs", &type), GGUFGUARD_OK);
+  EXPECT_EQ(type, GGUFGUARD_TYPE_ARRAY);
+  ASSERT_EQ(ggufguard_get_array(r.r, "t.strs", &type, &count), GGUFGUARD_OK);
+  EXPECT_EQ(type, GGUFGUARD_TYPE_STRING);
+  EXPECT_EQ(count, 3u);
+  const std::vector<std::string> want = {"alpha", "", "gamma"};
+  for (uint64_t k = 0; k < count; ++k) {
+    ASSERT_EQ(ggufguard_get_array_string(r.r, "t.strs", k, &s, &n), GGUFGUARD_OK);
+    EXPECT_EQ(std::string_view(s, n), want[k]);
+  }
+  EXPECT_EQ(ggufguard_get_array_string(r.r, "t.strs", 3, &s, &n), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_get_array_string(r.r, "t.strs", UINT64_MAX, &s, &n), GGUFGUARD_ERR_RANGE);
+  ASSERT_EQ(ggufguard_get_array_int64(r.r, "t.i32s", 2, &i), GGUFGUARD_OK);
+  EXPECT_EQ(i, -3);
+  EXPECT_EQ(ggufguard_get_array_int64(r.r, "t.i32s", 3, &i), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_get_array_int64(r.r, "t.i32s", UINT64_MAX / 2, &i), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_get_array_uint64(r.r, "t.i32s", 0, &u), GGUFGUARD_ERR_RANGE);  // -1
+  ASSERT_EQ(ggufguard_get_array_float64(r.r, "t.f32s", 1, &d), GGUFGUARD_OK);
+  EXPECT_EQ(d, -0.25);
+  ASSERT_EQ(ggufguard_get_array_bool(r.r, "t.bools", 1, &b), GGUFGUARD_OK);
+  EXPECT_EQ(b, 1);
+  EXPECT_EQ(ggufguard_get_array_string(r.r, "t.i32s", 0, &s, &n), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_array_int64(r.r, "t.strs", 0, &i), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_array_int64(r.r, "t.nested", 0, &i), GGUFGUARD_ERR_TYPE);
+  EXPECT_EQ(ggufguard_get_array_int64(r.r, "t.u8", 0, &i), GGUFGUARD_ERR_TYPE);
+
+  // Enumeration in file order.
+  ASSERT_EQ(ggufguard_kv_count(r.r), 14u);
+  const char* key;
+  size_t key_length;
+  ASSERT_EQ(ggufguard_kv_at(r.r, 1, &key, &key_length, &type), GGUFGUARD_OK);
+  EXPECT_STREQ(key, "t.u8");
+  EXPECT_EQ(key_length, 4u);
+  EXPECT_EQ(type, GGUFGUARD_TYPE_UINT8);
+  EXPECT_EQ(ggufguard_kv_at(r.r, 14, &key, &key_length, &type), GGUFGUARD_ERR_RANGE);
+}
+
+TEST(CApi, HostileKeysAndArgumentsAreRefused) {
+  const testing::BuiltFile f = EveryType();
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+  uint64_t u;
+  const char* s;
+  size_t n;
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "no.such.key", &u), GGUFGUARD_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(ggufguard_last_error()).find("no.such.key"), std::string::npos);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "", &u), GGUFGUARD_ERR_NOT_FOUND);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "t.u8 ", &u), GGUFGUARD_ERR_NOT_FOUND);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, nullptr, &u), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_get_uint64(nullptr, "t.u8", &u), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_get_uint64(r.r, "t.u8", nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_get_string(r.r, "general.architecture", nullptr, &n), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_get_array_string(r.r, "t.strs", 0, &s, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_finding_at(r.r, SIZE_MAX, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_kv_at(nullptr, 0, nullptr, nullptr, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_report_valid(nullptr), 0);
+  EXPECT_EQ(ggufguard_tensor_count(nullptr), 0u);
+  EXPECT_EQ(ggufguard_kv_count(nullptr), 0u);
+  ggufguard_report* out = reinterpret_cast<ggufguard_report*>(1);
+  EXPECT_EQ(ggufguard_validate_buffer(nullptr, 10, nullptr, &out), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, nullptr),
+            GGUFGUARD_ERR_INVALID_ARGUMENT);
+  ggufguard_report_free(nullptr);
+  ggufguard_policy_free(nullptr);
+  ggufguard_mapping_free(nullptr);
+}
+
+TEST(CApi, InvalidFileIsAReportNotAnError) {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama")).AddTensor("w", {4}, 0, {.offset = 1});
+  const testing::BuiltFile f = b.Build();
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_valid(r.r), 0);
+  ASSERT_GT(ggufguard_finding_count(r.r), 0u);
+  bool misaligned = false;
+  for (size_t i = 0; i < ggufguard_finding_count(r.r); ++i) {
+    ggufguard_finding finding;
+    ASSERT_EQ(ggufguard_finding_at(r.r, i, &finding), GGUFGUARD_OK);
+    if (std::string(finding.rule) == "GG6001") {
+      misaligned = true;
+      EXPECT_STREQ(finding.name, "tensor-misaligned");
+      EXPECT_EQ(finding.severity, GGUFGUARD_SEVERITY_ERROR);
+      // At the info's offset field: after the name (length + "w"), n_dims,
+      // one dim and the type.
+      EXPECT_EQ(finding.offset, f.tensor_info_offsets[0] + 8 + 1 + 4 + 8 + 4) << finding.message;
+    }
+  }
+  EXPECT_TRUE(misaligned);
+  // No trusted table, no mapping.
+  EXPECT_EQ(ggufguard_tensor_count(r.r), 0u);
+  ggufguard_tensor t;
+  EXPECT_EQ(ggufguard_tensor_at(r.r, 0, &t), GGUFGUARD_ERR_NOT_VALID);
+  ggufguard_mapping* m = nullptr;
+  EXPECT_EQ(ggufguard_map_path(r.r, "/dev/null", &m), GGUFGUARD_ERR_NOT_VALID);
+  EXPECT_EQ(m, nullptr);
+  // Metadata of an invalid file stays readable, for a report.
+  const char* s;
+  size_t n;
+  ASSERT_EQ(ggufguard_get_string(r.r, "general.architecture", &s, &n), GGUFGUARD_OK);
+  EXPECT_EQ(std::string_view(s, n), "llama");
+}
+
+TEST(CApi, TruncatedFilesNeverReadPastTheirBytes) {
+  // Every prefix of a file with arrays: the getters may say less, never
+  // read more than there is (ASan watches the copy's end).
+  const testing::BuiltFile f = EveryType();
+  for (size_t cut = 0; cut < f.bytes.size(); ++cut) {
+    std::vector<uint8_t> prefix(f.bytes.begin(), f.bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    ReportPtr r;
+    ASSERT_EQ(ggufguard_validate_buffer(prefix.data(), prefix.size(), nullptr, &r.r), GGUFGUARD_OK);
+    EXPECT_EQ(ggufguard_report_valid(r.r), 0) << cut;
+    for (const char* key : {"t.strs", "t.i32s", "t.f32s", "t.u64big", "general.architecture"}) {
+      const char* s;
+      size_t n;
+      int64_t i;
+      uint64_t u;
+      for (uint64_t k = 0; k < 4; ++k) {
+        if (ggufguard_get_array_string(r.r, key, k, &s, &n) == GGUFGUARD_OK) {
+          ASSERT_GE(reinterpret_cast<const uint8_t*>(s), prefix.data());
+          ASSERT_LE(reinterpret_cast<const uint8_t*>(s) + n, prefix.data() + prefix.size());
+        }
+        (void)ggufguard_get_array_int64(r.r, key, k, &i);
+      }
+      (void)ggufguard_get_uint64(r.r, key, &u);
+      if (ggufguard_get_string(r.r, key, &s, &n) == GGUFGUARD_OK) {
+        ASSERT_LE(reinterpret_cast<const uint8_t*>(s) + n, prefix.data() + prefix.size());
+      }
+    }
+  }
+}
+
+TEST(CApi, PoliciesByNameAndDocument) {
+  ggufguard_policy* p = reinterpret_cast<ggufguard_policy*>(1);
+  EXPECT_EQ(ggufguard_policy_builtin("lenient", &p), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(ggufguard_policy_builtin(nullptr, &p), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  const std::string bad = R"({"base": "default", "limits": {"no_such_limit": 1}})";
+  EXPECT_EQ(ggufguard_policy_from_json(bad.data(), bad.size(), &p), GGUFGUARD_ERR_POLICY);
+  EXPECT_NE(std::string(ggufguard_last_error()).find("no_such_limit"), std::string::npos) << ggufguard_last_error();
+  EXPECT_EQ(ggufguard_policy_from_json("{", 1, &p), GGUFGUARD_ERR_POLICY);
+
+  // A key outside the spec grammar: accepted by default, an error under
+  // strict; and a document that lowers the KV count limit below the file's.
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("Bad-Key", GgufValue::U8(1));
+  const testing::BuiltFile f = b.Build();
+  auto verdict = [&](const ggufguard_policy* policy) {
+    ReportPtr r;
+    EXPECT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), policy, &r.r), GGUFGUARD_OK);
+    return ggufguard_report_valid(r.r);
+  };
+  ggufguard_policy* strict = nullptr;
+  ASSERT_EQ(ggufguard_policy_builtin("strict", &strict), GGUFGUARD_OK);
+  const std::string doc = R"({"base": "default", "limits": {"max_kv_count": 1}})";
+  ggufguard_policy* custom = nullptr;
+  ASSERT_EQ(ggufguard_policy_from_json(doc.data(), doc.size(), &custom), GGUFGUARD_OK) << ggufguard_last_error();
+  EXPECT_EQ(verdict(nullptr), 1);
+  EXPECT_EQ(verdict(strict), 0);
+  EXPECT_EQ(verdict(custom), 0);
+  ggufguard_policy_free(strict);
+  ggufguard_policy_free(custom);
+}
+
+TEST(CApi, PathAndDescriptorAgreeWithTheBuffer) {
+  const testing::BuiltFile f = testing::MakeTinyModel().Build();
+  const std::string path = TempPath("tiny.gguf");
+  WriteFile(path, f.bytes);
+  ReportPtr from_path, from_fd, from_pipe;
+  ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &from_path.r), GGUFGUARD_OK);
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ggufguard_validate_fd(fd, nullptr, &from_fd.r), GGUFGUARD_OK);
+  EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), 0) << "the caller's offset moved";
+  ::close(fd);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ASSERT_EQ(::write(pipe_fds[1], f.bytes.data(), f.bytes.size()), static_cast<ssize_t>(f.bytes.size()));
+  ::close(pipe_fds[1]);
+  ASSERT_EQ(ggufguard_validate_fd(pipe_fds[0], nullptr, &from_pipe.r), GGUFGUARD_OK);
+  ::close(pipe_fds[0]);
+  for (const ReportPtr* r : {&from_path, &from_fd, &from_pipe}) {
+    EXPECT_EQ(ggufguard_report_valid(r->r), 1);
+    EXPECT_EQ(ggufguard_report_file_size(r->r), f.bytes.size());
+    EXPECT_EQ(ggufguard_tensor_count(r->r), 4u);
+    const char* s;
+    size_t n;
+    ASSERT_EQ(ggufguard_get_array_string(r->r, "tokenizer.ggml.tokens", 6, &s, &n), GGUFGUARD_OK);
+    EXPECT_EQ(std::string_view(s, n), "ab");
+  }
+  ::unlink(path.c_str());
+
+  ReportPtr missing;
+  EXPECT_EQ(ggufguard_validate_path(TempPath("missing.gguf").c_str(), nullptr, &missing.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(missing.r, nullptr);
+  EXPECT_NE(std::string(ggufguard_last_error()), "");
+  EXPECT_EQ(ggufguard_validate_fd(-1, nullptr, &missing.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_path("/", nullptr, &missing.r), GGUFGUARD_ERR_IO);
+}
+
+TEST(CApi, MappingHandsOutTheValidatedBytes) {
+  const testing::BuiltFile f = testing::MakeTinyModel().Build();
+  const std::string path = TempPath("map.gguf");
+  WriteFile(path, f.bytes);
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK);
+  ggufguard_mapping* m = nullptr;
+  ASSERT_EQ(ggufguard_map_path(r.r, path.c_str(), &m), GGUFGUARD_OK) << ggufguard_last_error();
+  ggufguard_report_free(r.r);  // the mapping keeps its own table
+  r.r = nullptr;
+  ASSERT_EQ(ggufguard_mapping_tensor_count(m), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const void* data;
+    uint64_t size;
+    ASSERT_EQ(ggufguard_mapping_tensor_data(m, i, &data, &size), GGUFGUARD_OK);
+    ASSERT_EQ(size, f.tensor_sizes[i]);
+    EXPECT_EQ(std::memcmp(data, f.bytes.data() + f.tensor_data_offsets[i], size), 0) << i;
+  }
+  const void* data;
+  uint64_t size;
+  EXPECT_EQ(ggufguard_mapping_tensor_data(m, 4, &data, &size), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_mapping_tensor_data(m, SIZE_MAX, &data, &size), GGUFGUARD_ERR_RANGE);
+  EXPECT_EQ(ggufguard_mapping_tensor_data(nullptr, 0, &data, &size), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  ggufguard_mapping_free(m);
+
+  // A file that grew since validation, and another file of the same size.
+  ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK);
+  const std::string twin = TempPath("twin.gguf");
+  WriteFile(twin, f.bytes);
+  m = nullptr;
+  EXPECT_EQ(ggufguard_map_path(r.r, twin.c_str(), &m), GGUFGUARD_ERR_CHANGED);
+  std::vector<uint8_t> grown = f.bytes;
+  grown.push_back(0);
+  WriteFile(path, grown);
+  EXPECT_EQ(ggufguard_map_path(r.r, path.c_str(), &m), GGUFGUARD_ERR_CHANGED);
+  EXPECT_EQ(m, nullptr);
+  // From a buffer, only the size can be compared.
+  ReportPtr from_buffer;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &from_buffer.r), GGUFGUARD_OK);
+  ASSERT_EQ(ggufguard_map_path(from_buffer.r, twin.c_str(), &m), GGUFGUARD_OK);
+  ggufguard_mapping_free(m);
+  EXPECT_EQ(ggufguard_map_path(from_buffer.r, path.c_str(), &m), GGUFGUARD_ERR_CHANGED);
+  EXPECT_EQ(ggufguard_map_path(from_buffer.r, TempPath("missing").c_str(), &m), GGUFGUARD_ERR_IO);
+  ::unlink(path.c_str());
+  ::unlink(twin.c_str());
+}
+
+// The real files: the C API's verdict and table are the C++ validator's.
+TEST(CApi, RealCorpusVerdictsAndTables) {
+  const fs::path dir = testing::SharedDir() / "corpus-real";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no real corpus at " << dir;
+  int files = 0;
+  for (const char* sub : {"valid", "malformed"}) {
+    for (const fs::directory_entry& e : fs::directory_iterator(dir / sub)) {
+      ++files;
+      const std::string path = e.path().string();
+      ReportPtr r;
+      ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK) << path;
+      const bool want_valid = std::string(sub) == "valid";
+      EXPECT_EQ(ggufguard_report_valid(r.r), want_valid ? 1 : 0) << path;
+      if (!want_valid) {
+        EXPECT_GT(ggufguard_finding_count(r.r), 0u) << path;
+        continue;
+      }
+      std::optional<std::vector<uint8_t>> bytes = testing::ReadFileBytes(e.path());
+      ASSERT_TRUE(bytes.has_value());
+      const Report cpp = ValidateBytes(*bytes, DefaultPolicy());
+      ASSERT_EQ(ggufguard_tensor_count(r.r), cpp.header.tensors.size()) << path;
+      for (size_t i = 0; i < cpp.header.tensors.size(); ++i) {
+        ggufguard_tensor t;
+        ASSERT_EQ(ggufguard_tensor_at(r.r, i, &t), GGUFGUARD_OK);
+        EXPECT_EQ(std::string_view(t.name, t.name_length), cpp.header.tensors[i].name);
+        EXPECT_EQ(t.offset, cpp.header.tensors[i].absolute_offset);
+        EXPECT_EQ(t.size, cpp.header.tensors[i].byte_size);
+      }
+      uint64_t count = 0;
+      int type = -1;
+      if (ggufguard_get_array(r.r, "tokenizer.ggml.tokens", &type, &count) == GGUFGUARD_OK) {
+        EXPECT_EQ(type, GGUFGUARD_TYPE_STRING);
+        const char* s;
+        size_t n;
+        EXPECT_EQ(ggufguard_get_array_string(r.r, "tokenizer.ggml.tokens", count - 1, &s, &n), GGUFGUARD_OK);
+        EXPECT_EQ(ggufguard_get_array_string(r.r, "tokenizer.ggml.tokens", count, &s, &n), GGUFGUARD_ERR_RANGE);
+      }
+    }
+  }
+  EXPECT_GT(files, 10);
+}
+
+}  // namespace
+}  // namespace ggufguard
