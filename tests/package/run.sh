@@ -103,8 +103,18 @@ case $step in
     ;;
   python)
     corpus
-    PYTHONPATH=$prefix/lib/python3/dist-packages GGUFGUARD_SHARED_DIR=$shared \
-      "$python" -m pytest -q -p no:cacheprovider "$src/python/tests"
+    export PYTHONPATH=$prefix/lib/python3/dist-packages
+    GGUFGUARD_SHARED_DIR=$shared "$python" -m pytest -q -p no:cacheprovider "$src/python/tests"
+    # The README's Python example: valid files accepted, malformed refused.
+    "$python" "$src/examples/gatekeeper.py" "$shared"/corpus-real/valid/*.gguf >/dev/null
+    for f in "$shared"/corpus-real/malformed/*.gguf; do
+      rc=0
+      "$python" "$src/examples/gatekeeper.py" "$f" >"$work/gatekeeper.out" || rc=$?
+      if (( rc != 1 )) || ! grep -q ' error GG[0-9]\{4\} ' "$work/gatekeeper.out"; then
+        echo "FAIL: gatekeeper.py did not refuse $f"; cat "$work/gatekeeper.out"; exit 1
+      fi
+    done
+    echo "gatekeeper.py: valid files accepted, malformed refused"
     ;;
   *)
     echo "run.sh: unknown step $step" >&2; exit 2 ;;

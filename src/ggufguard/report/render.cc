@@ -60,7 +60,7 @@ void AddTemplates(const Report& r, Json& f) {
   Json out = Json::array();
   for (const TemplateDigest& d : ChatTemplateDigests(r.header, r.max_list_entries, &not_listed)) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
-                   {"sha256", d.sha256}});
+                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names}});
   }
   f["templates"] = std::move(out);
   f["templates_suppressed"] = not_listed;
@@ -213,7 +213,8 @@ class JsonWriter final : public ReportWriter {
  public:
   JsonWriter(std::ostream& out, std::string_view policy_name) : out_(out) {
     Json doc;
-    doc["schema"] = "https://ggufguard.dev/schemas/report-v1.json";
+    // A URN: names the schema (docs/report.schema.json) without a domain.
+    doc["schema"] = "urn:ggufguard:schema:report-v1";
     doc["schema_version"] = kReportSchemaVersion;
     doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
     doc["policy"] = policy_name;

@@ -62,7 +62,7 @@ size_t RuleIndex(RuleId id) {
 
 }  // namespace
 
-std::string RuleHelpUri(RuleId id) { return absl::StrCat(Sv(kInformationUri), "/docs/rules/", RuleCode(id), ".md"); }
+std::string RuleHelpUri(RuleId id) { return absl::StrCat(Sv(kInformationUri), "/blob/main/docs/rules/", RuleCode(id), ".md"); }
 
 namespace {
 

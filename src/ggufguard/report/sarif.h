@@ -14,7 +14,9 @@
 
 namespace ggufguard {
 
-inline constexpr std::string_view kInformationUri = "https://ggufguard.dev";
+// TODO-for-maintainer: OWNER is a placeholder until the repository is
+// published (fuzz/oss-fuzz/README.md lists every such place).
+inline constexpr std::string_view kInformationUri = "https://github.com/OWNER/ggufguard";
 // Each rule's page, docs/rules/GGnnnn.md, as published.
 std::string RuleHelpUri(RuleId id);
 
