@@ -3,6 +3,7 @@ or $GGUFGUARD_SHARED_DIR) and on bytes crafted here.
 
 Run by tests/package/run.sh with Debian's /usr/bin/python3 and the module
 installed into the package test's prefix."""
+import json
 import os
 import pathlib
 import re
@@ -71,7 +72,8 @@ EVERY_TYPE = gguf([
 def test_versions():
     version = re.search(r"project\(ggufguard VERSION (\S+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
     assert ggufguard.__version__ == version
-    assert ggufguard.report_schema_version == 1
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    assert ggufguard.report_schema_version == schema["properties"]["schema_version"]["const"]
     count, digest = ggufguard.rule_catalog_version.split("-")
     assert int(count) == len(ggufguard.rules()) and len(digest) == 8
 
