@@ -92,6 +92,11 @@ case $step in
     check_loader "$work/examples/cmake/load_c" "$work/examples/c.out"
     check_loader "$work/examples/cmake/load_cpp" "$work/examples/cpp.out"
     diff -u "$work/examples/c.out" "$work/examples/cpp.out"
+    check_loader "$work/examples/cmake/load_c_static" "$work/examples/static.out"
+    diff -u "$work/examples/c.out" "$work/examples/static.out"
+    if ldd "$work/examples/cmake/load_c_static" | grep -q libggufguard; then
+      echo "FAIL: load_c_static loads libggufguard.so"; exit 1
+    fi
     # Once more with nothing but pkg-config, as a Makefile would.
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     # shellcheck disable=SC2046

@@ -43,8 +43,14 @@ namespace ggufguard::capi {
 
 thread_local std::string last_error;
 
-ggufguard_status Fail(ggufguard_status status, std::string message) {
-  last_error = std::move(message);
+ggufguard_status Fail(ggufguard_status status, std::string_view message) noexcept {
+  // Guard's handlers call this too: an allocation failing here must not
+  // throw out of a catch block into C, so the message is then dropped.
+  try {
+    last_error.assign(message.data(), message.size());
+  } catch (...) {
+    last_error.clear();
+  }
   return status;
 }
 

@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "ggufguard/ggufguard.h"
@@ -13,8 +14,9 @@
 
 namespace ggufguard::capi {
 
-// Sets this thread's ggufguard_last_error() and returns `status`.
-ggufguard_status Fail(ggufguard_status status, std::string message);
+// Sets this thread's ggufguard_last_error() and returns `status`; never
+// throws.
+ggufguard_status Fail(ggufguard_status status, std::string_view message) noexcept;
 
 // Runs an exported function's body; an exception becomes a status (or
 // `fallback` for functions that return something else), never an unwind
