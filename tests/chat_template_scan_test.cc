@@ -1,9 +1,8 @@
-#include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/template/scan.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -387,7 +386,7 @@ TEST(ChatTemplateScanTest, NonPrintableBytes) {
   EXPECT_EQ(issues[0].offset, 5u);
   EXPECT_EQ(issues[0].detail, "\\x00");
 
-  ExpectOnly("{{ x\0 }}"s, K::kNonPrintableByte);   // Inside code too.
+  ExpectHas("{{ x\0 }}"s, K::kNonPrintableByte);   // Inside code too.
   ExpectOnly("a\x7f"s, K::kNonPrintableByte);       // DEL.
   ExpectOnly("a\x1b[31m"s, K::kNonPrintableByte);   // ESC.
   ExpectOnly("a\xc2\x85"s, K::kNonPrintableByte);   // C1 control NEL.
@@ -410,11 +409,12 @@ TEST(ChatTemplateScanTest, DunderAttribute) {
   ASSERT_EQ(issues.size(), 1u) << Dump(issues);
   EXPECT_EQ(issues[0].kind, K::kDunderAccess);
   EXPECT_EQ(issues[0].offset, 5u);
-  EXPECT_EQ(issues[0].detail, "__class__");
+  EXPECT_EQ(issues[0].detail, "x.__class__");  // the expression as written
 
   ExpectOnly("{{ ().__class__ }}", K::kDunderAccess);
   ExpectOnly("{{ 1.__class__ }}", K::kDunderAccess);
-  ExpectOnly("{{ 1__class__ }}", K::kDunderAccess);
+  // Jinja2 cannot parse it; another engine might: still reported.
+  ExpectHas("{{ 1__class__ }}", K::kDunderAccess);
   ExpectOnly("{{ x . __mro__ }}", K::kDunderAccess);
   ExpectOnly("{% for c in x.__subclasses__() %}{% endfor %}", K::kDunderAccess);
   ExpectOnly("{{ x._TemplateReference__context }}", K::kDunderAccess);  // Sandbox-private.
@@ -450,21 +450,23 @@ TEST(ChatTemplateScanTest, AttrFilter) {
   ASSERT_EQ(issues.size(), 2u) << Dump(issues);
   EXPECT_EQ(issues[0].kind, K::kAttrFilter);
   EXPECT_EQ(issues[0].offset, 6u);
-  EXPECT_EQ(issues[0].detail, "|attr with computed argument");
+  EXPECT_EQ(issues[0].detail, R"(\x27\x27|attr(\x27__cla\x27~\x27ss__\x27))");
   EXPECT_EQ(issues[1].kind, K::kDunderAccess);
+  EXPECT_EQ(issues[1].offset, 11u);  // the argument
+  EXPECT_NE(issues[1].detail.find("builds '__class__'"), std::string::npos) << issues[1].detail;
 
   issues = ScanChatTemplate("{{ x | attr('name') }}");
   ASSERT_EQ(issues.size(), 1u) << Dump(issues);
   EXPECT_EQ(issues[0].kind, K::kAttrFilter);
-  EXPECT_EQ(issues[0].detail, "|attr");
+  EXPECT_EQ(issues[0].detail, R"(x | attr(\x27name\x27))");
 
-  for (std::string_view t : {"{{ x|attr(a) }}", "{{ x|attr('%s'|format(y)) }}", "{{ x|attr(['a','b']|join) }}",
-                             "{{ x|attr(('a')) ~ ('b') }}" /* outside the parens: not computed */}) {
-    issues = ScanChatTemplate(t);
-    ASSERT_EQ(issues.size(), 1u) << t << "\n" << Dump(issues);
-    EXPECT_EQ(issues[0].kind, K::kAttrFilter);
-    EXPECT_EQ(issues[0].detail == "|attr", t.find(" ~ ") != std::string_view::npos) << t;
-  }
+  // A name the analyser cannot fold, from the request or not: the filter,
+  // plus a computed name when it is not chat data.
+  ExpectOnly("{{ x|attr(a) }}", K::kAttrFilter);
+  ExpectOnly("{{ x|attr(('a')) ~ ('b') }}", K::kAttrFilter);
+  ExpectOnly("{{ x|attr(['a','b']|join) }}", K::kAttrFilter);
+  issues = ScanChatTemplate("{{ x|attr('%s'|format(y)) }}");
+  EXPECT_EQ(Count(issues, K::kAttrFilter), 1u) << Dump(issues);
   ExpectOnly("{% filter attr('x') %}abc{% endfilter %}", K::kAttrFilter);
 
   // Near misses: a variable or attribute called attr, and map(attribute=...).
@@ -483,10 +485,12 @@ TEST(ChatTemplateScanTest, DangerousNames) {
   EXPECT_EQ(issues[1].offset, 6u);
   EXPECT_EQ(Count(issues, K::kDangerousName), 2u);
 
-  for (std::string_view t : {"{{ self }}", "{{ config.items() }}", "{{ request.args }}", "{% import 'x' as y %}",
-                             "{% include 'x' %}", "{{ x.popen('id') }}", "{{ eval }}", "{% set g = getattr %}"}) {
+  for (std::string_view t : {"{{ self }}", "{{ config.items() }}", "{{ request.args }}", "{{ x.popen('id') }}",
+                             "{{ eval }}", "{% set g = getattr %}"}) {
     ExpectOnly(t, K::kDangerousName);
   }
+  // A name the template binds itself is its own.
+  ExpectClean("{% set config = {'a': 1} %}{{ config.a }}{% for self in messages %}{{ self.content }}{% endfor %}");
 
   // Near misses: text, string literals and longer identifiers.
   ExpectClean("system: {{ 'system' }}{% if message['role'] == 'system' %}os open self{% endif %}");
@@ -570,16 +574,25 @@ TEST(ChatTemplateScanTest, RecursiveMacros) {
 
   ExpectOnly("{% macro f(n) %}{% if n %}{% call f(n - 1) %}x{% endcall %}{% endif %}{% endmacro %}",
              K::kRecursiveMacro);
-  // Mutual recursion, through a macro defined later.
+  // Mutual recursion, through a macro defined later, with no condition:
+  // each call on the cycle.
   issues = ScanChatTemplate(
       "{% macro a() %}{{ b() }}{% endmacro %}{% macro b() %}{{ c() }}{% endmacro %}"
       "{% macro c() %}{{ a() }}{% endmacro %}{{ a() }}");
-  EXPECT_EQ(Count(issues, K::kRecursiveMacro), 3u) << Dump(issues);
+  EXPECT_EQ(Count(issues, K::kUnboundedRecursion), 3u) << Dump(issues);
   EXPECT_EQ(issues.size(), 3u);
-  // Self-application and caller re-entry.
-  ExpectOnly("{% macro f(g) %}{{ g(g) }}{% endmacro %}{{ f(f) }}", K::kRecursiveMacro);
-  ExpectOnly("{% macro m() %}{{ caller(caller) }}{% endmacro %}{% call(c) m() %}{{ c(c) }}{% endcall %}",
-             K::kRecursiveMacro);
+  // ... and with a condition on the way: bounded.
+  issues = ScanChatTemplate(
+      "{% macro a(n) %}{% if n %}{{ b(n - 1) }}{% endif %}{% endmacro %}{% macro b(n) %}{{ a(n) }}{% endmacro %}");
+  EXPECT_EQ(Count(issues, K::kRecursiveMacro), 1u) << Dump(issues);
+  EXPECT_EQ(Count(issues, K::kUnboundedRecursion), 0u) << Dump(issues);
+  // Self-application and caller re-entry: nothing bounds them.
+  for (const char* t : {"{% macro f(g) %}{{ g(g) }}{% endmacro %}{{ f(f) }}",
+                        "{% macro m() %}{{ caller(caller) }}{% endmacro %}{% call(c) m() %}{{ c(c) }}{% endcall %}"}) {
+    issues = ScanChatTemplate(t);
+    EXPECT_GE(Count(issues, K::kUnboundedRecursion), 1u) << t << "\n" << Dump(issues);
+    EXPECT_EQ(Count(issues, K::kUnboundedRecursion), issues.size()) << t << "\n" << Dump(issues);
+  }
 
   // Near misses: macros calling other macros, a macro called after its end,
   // a nested macro calling its outer one, caller() used normally.
@@ -697,9 +710,10 @@ TEST(ChatTemplateScanTest, MaxIssues) {
 TEST(ChatTemplateScanTest, DetailIsPrintableAndShort) {
   std::string name(5000, 'a');
   const auto issues = ScanChatTemplate("{{ x['__" + name + "\x01\xff'] }}");
-  ASSERT_EQ(Count(issues, K::kDunderAccess), 1u) << Dump(issues);
+  // Too long to fold: a name the analyser does not know, at the subscript.
+  ASSERT_EQ(Count(issues, K::kComputedName), 1u) << Dump(issues);
   for (const auto& i : issues) {
-    EXPECT_LE(i.detail.size(), 80u);
+    EXPECT_LE(i.detail.size(), 160u);
     for (unsigned char c : i.detail) EXPECT_TRUE(c >= 0x20 && c < 0x7f);
   }
 }
@@ -724,7 +738,7 @@ void CheckWellFormed(std::string_view t, const TemplateScanOptions& opts = {}) {
   ASSERT_LE(issues.size(), opts.max_issues);
   for (const auto& i : issues) {
     ASSERT_LT(i.offset, t.size()) << TemplateIssueKindName(i.kind);
-    ASSERT_LE(i.detail.size(), 96u);
+    ASSERT_LE(i.detail.size(), 160u);
   }
 }
 
@@ -770,12 +784,9 @@ TEST(ChatTemplateScanTest, LinearOnAdversarialInputs) {
         return s;
       }(),
   };
-  for (const auto& t : inputs) {
-    const auto start = std::chrono::steady_clock::now();
-    CheckWellFormed(t, {.max_bytes = 1 << 23, .max_nesting = UINT32_MAX});
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    EXPECT_LT(ms.count(), 5000) << t.substr(0, 40);
-  }
+  // Their time is measured by bench/ (BM_TemplateAdversarial); here they
+  // must end, well-formed and bounded.
+  for (const auto& t : inputs) CheckWellFormed(t, {.max_bytes = 1 << 23, .max_nesting = UINT32_MAX});
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "ggufguard/report/render.h"
-#include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/template/scan.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
 #include "tests/test_util.h"
@@ -53,6 +53,10 @@ TEST(TemplateRulesTest, EachIssueKindIsItsRuleAtItsByte) {
        "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}"},
       {RuleId::kChatTemplateExcessiveNesting, TemplateIssueKind::kExcessiveNesting, Deep(40)},
       {RuleId::kChatTemplateUnterminated, TemplateIssueKind::kUnterminated, "{{ messages"},
+      {RuleId::kChatTemplateComputedName, TemplateIssueKind::kComputedName, "{{ messages[lipsum|string] }}"},
+      {RuleId::kChatTemplateFileAccess, TemplateIssueKind::kFileAccess, "{% extends 'base.html' %}"},
+      {RuleId::kChatTemplateRenderBomb, TemplateIssueKind::kRenderBomb, "{{ 'ab' * 10**9 }}"},
+      {RuleId::kChatTemplateParseError, TemplateIssueKind::kParseError, "{{ messages[0] ) }}"},
   };
   for (const Case& c : cases) {
     TinyModel m = MakeTinyModel();

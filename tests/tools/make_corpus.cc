@@ -508,6 +508,11 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kChatTemplateUnterminated, chat("{{ messages[0].content "));
   add(RuleId::kChatTemplateUnboundedRecursion, chat("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"));
   add(RuleId::kChatTemplateDeepNesting, chat("{{ " + std::string(257, '(') + "1" + std::string(257, ')') + " }}"));
+  add(RuleId::kChatTemplateComputedName,
+      chat("{% for m in messages %}{{ m[(raise_exception|string)[1:3] ~ 'class'] }}{% endfor %}"));
+  add(RuleId::kChatTemplateFileAccess, chat("{% include 'system_prompt.txt' %}{{ messages[0].content }}"));
+  add(RuleId::kChatTemplateRenderBomb, chat("{% for i in range(10**9) %}{{ messages[0].content }}{% endfor %}"));
+  add(RuleId::kChatTemplateParseError, chat("{% for m in messages %}{{ m.content ) }}{% endfor %}"));
 
   // 9xxx resource estimates
   add(RuleId::kTensorAllocation, arch("ggufguard-corpus").AddTensor("a.weight", {uint64_t{1} << 20}, 0,

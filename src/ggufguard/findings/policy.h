@@ -34,6 +34,11 @@ struct Limits {
   // Semantic limits (docs/policy.md). Each is far above every real model so
   // that only absurd values, which exist to exhaust a loader, trip them.
   uint64_t max_chat_template_bytes = uint64_t{1} << 20;  // real templates are < 64 KiB
+  // What one render may be made to do (GG8014): loop iterations, range and
+  // list sizes; bytes one expression makes. Real templates loop over the
+  // messages and use ranges and padding of a few dozen.
+  uint64_t max_chat_template_iterations = 1000000;
+  uint64_t max_chat_template_output_bytes = uint64_t{16} << 20;
   uint64_t max_kv_cache_bytes = uint64_t{1} << 44;       // 16 TiB; Llama 4 Scout at 10M context is ~2 TiB
   uint64_t max_vocab_size = uint64_t{1} << 22;           // tokens or merges; real vocabularies are < 300k
   uint64_t max_header_memory_bytes = uint64_t{1} << 28;  // 256 MiB of loader objects for the header

@@ -37,16 +37,18 @@ constexpr LimitField kLimitFields[] = {
     {"max_findings_per_rule", &Limits::max_findings_per_rule},
     {"max_list_entries", &Limits::max_list_entries},
     {"max_chat_template_bytes", &Limits::max_chat_template_bytes},
+    {"max_chat_template_iterations", &Limits::max_chat_template_iterations},
+    {"max_chat_template_output_bytes", &Limits::max_chat_template_output_bytes},
     {"max_kv_cache_bytes", &Limits::max_kv_cache_bytes},
     {"max_vocab_size", &Limits::max_vocab_size},
     {"max_header_memory_bytes", &Limits::max_header_memory_bytes},
 };
-// A field added to Limits changes its size (13 u64 and 3 u32 fields; the
+// A field added to Limits changes its size (15 u64 and 3 u32 fields; the
 // u32 nesting depth is padded to 8, the two u32 list limits share 8 bytes) or
 // fills padding: name it in kLimitFields and docs/policy.md, then update
 // these numbers.
-static_assert(sizeof(Limits) == 120, "Limits changed: name the new field in kLimitFields");
-static_assert(std::size(kLimitFields) == 16);
+static_assert(sizeof(Limits) == 136, "Limits changed: name the new field in kLimitFields");
+static_assert(std::size(kLimitFields) == 18);
 
 // Error with the document and the field path, e.g. "p.json: limits.max_kv_count: ...".
 absl::Status Bad(std::string_view origin, std::string_view path, std::string_view what) {

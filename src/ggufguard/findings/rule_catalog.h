@@ -108,6 +108,10 @@ enum class RuleId : uint16_t {
   kChatTemplateUnterminated = 8009,
   kChatTemplateUnboundedRecursion = 8010,
   kChatTemplateDeepNesting = 8011,
+  kChatTemplateComputedName = 8012,
+  kChatTemplateFileAccess = 8013,
+  kChatTemplateRenderBomb = 8014,
+  kChatTemplateParseError = 8015,
   // 9xxx loader confusion and resource bombs
   kTensorAllocation = 9001,
   kKvCacheEstimate = 9002,

@@ -10,7 +10,7 @@
 #include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
-#include "ggufguard/rules/chat_template_scan.h"
+#include "ggufguard/template/scan.h"
 #include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
 
@@ -30,6 +30,10 @@ RuleId RuleFor(TemplateIssueKind kind) {
     case TemplateIssueKind::kDeepNesting: return RuleId::kChatTemplateDeepNesting;
     case TemplateIssueKind::kExcessiveNesting: return RuleId::kChatTemplateExcessiveNesting;
     case TemplateIssueKind::kUnterminated: return RuleId::kChatTemplateUnterminated;
+    case TemplateIssueKind::kComputedName: return RuleId::kChatTemplateComputedName;
+    case TemplateIssueKind::kFileAccess: return RuleId::kChatTemplateFileAccess;
+    case TemplateIssueKind::kRenderBomb: return RuleId::kChatTemplateRenderBomb;
+    case TemplateIssueKind::kParseError: return RuleId::kChatTemplateParseError;
   }
   return RuleId::kChatTemplateUnterminated;  // unreachable: every kind is listed
 }
@@ -50,14 +54,17 @@ void CheckChatTemplates(RuleContext& ctx) {
   TemplateScanOptions options;
   options.max_bytes = ctx.policy.limits.max_chat_template_bytes;
   options.max_issues = ctx.policy.limits.max_findings_per_rule;
+  options.max_iterations = ctx.policy.limits.max_chat_template_iterations;
+  options.max_output_bytes = ctx.policy.limits.max_chat_template_output_bytes;
   std::string scratch;
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
     std::string_view tmpl = kv.value.AsString();
     for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
       ctx.sink.Add(RuleFor(issue.kind), kv.value.offset + issue.offset,
-                   absl::StrCat("'", EscapeForDisplay(kv.key), "' ", TemplateIssueKindName(issue.kind), " at byte ",
-                                issue.offset, ": ", issue.detail));
+                   absl::StrCat("'", EscapeForDisplay(kv.key), "' ", TemplateIssueKindName(issue.kind), " at line ",
+                                issue.line, ", column ", issue.column, " (template byte ", issue.offset,
+                                "): ", issue.detail));
     }
   }
 }
@@ -73,7 +80,9 @@ std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t
       continue;
     }
     std::string_view tmpl = kv.value.AsString();
-    out.push_back(TemplateDigest{kv.key, kv.value.offset, tmpl.size(), Sha256Hex(tmpl)});
+    TemplateScan scan = AnalyseChatTemplate(tmpl);
+    out.push_back(TemplateDigest{kv.key, kv.value.offset, tmpl.size(), Sha256Hex(tmpl), std::move(scan.roots),
+                                 std::move(scan.folded_names)});
   }
   return out;
 }

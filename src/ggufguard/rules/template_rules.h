@@ -29,12 +29,17 @@ struct TemplateDigest {
   uint64_t offset;       // file offset of the template's first byte
   uint64_t bytes;
   std::string sha256;    // lower-case hex
+  // What the analyser found the template to use beyond chat data (lipsum,
+  // loop, macro:NAME...) and the dangerous names it computes (scan.h).
+  std::vector<std::string> roots;
+  std::vector<std::string> folded_names;
 };
 
 // One per string-valued template key, in file order, for the first
 // `max_listed` of them; the others are counted in *not_listed (a header may
 // hold a million template keys). Hashes the templates it lists, so it runs
-// when a report is rendered, not during validation.
+// when a report is rendered, not during validation, and analyses them
+// again (with the default limits) for their roots and folded names.
 std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed);
 
 }  // namespace ggufguard
