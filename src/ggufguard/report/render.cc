@@ -60,7 +60,7 @@ void AddTemplates(const Report& r, Json& f) {
   Json out = Json::array();
   for (const TemplateDigest& d : ChatTemplateDigests(r.header, r.max_list_entries, &not_listed)) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
-                   {"sha256", d.sha256}});
+                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names}});
   }
   f["templates"] = std::move(out);
   f["templates_suppressed"] = not_listed;
