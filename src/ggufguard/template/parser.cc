@@ -757,8 +757,9 @@ class Parser {
     DepthGuard guard(this);
     if (!guard.ok) return kNoNode;
     std::vector<NodeId> subs;
+    bool bare_slice = false;  // `a[1:2]`, not `a[b[1:2]]`
     for (;;) {
-      subs.push_back(ParseSubscribed());
+      subs.push_back(ParseSubscribed(&bare_slice));
       if (failed_ || !SkipOp(",")) break;
       if (IsOp("]")) break;
     }
@@ -771,7 +772,7 @@ class Parser {
       index = NewExpr(ExprKind::kTuple, E(subs[0]).begin);
       E(index).args_begin = PushArgs(std::move(items), &E(index).args_count);
     }
-    if (E(index).kind == ExprKind::kSlice) {
+    if (bare_slice && subs.size() == 1) {
       E(index).a = node;
       E(index).begin = begin;
       return Finish(index);
@@ -782,13 +783,15 @@ class Parser {
   }
 
   // One subscript: an expression or a slice a:b:c (a kSlice without its object).
-  NodeId ParseSubscribed() {
+  NodeId ParseSubscribed(bool* bare_slice) {
     const size_t begin = cur_.offset;
     NodeId start = kNoNode;
+    *bare_slice = false;
     if (!IsOp(":")) {
       start = ParseExpression(true);
       if (!IsOp(":")) return start;
     }
+    *bare_slice = true;
     Advance();  // ':'
     NodeId stop = kNoNode, step = kNoNode;
     if (!IsOp("]") && !IsOp(",") && !IsOp(":")) stop = ParseExpression(true);

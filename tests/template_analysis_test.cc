@@ -1,0 +1,266 @@
+// The analyser against each technique of a template attack, one per line,
+// and against the look-alikes it must leave alone. The realistic templates
+// (tests/data/chat_templates) are template_corpus_test.cc's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ggufguard/template/lexer.h"
+#include "ggufguard/template/parser.h"
+#include "ggufguard/template/scan.h"
+
+namespace ggufguard {
+namespace {
+
+using K = TemplateIssueKind;
+
+std::string Dump(const std::vector<TemplateIssue>& issues) {
+  std::string out;
+  for (const auto& i : issues) {
+    out += std::string(TemplateIssueKindName(i.kind)) + "@" + std::to_string(i.offset) + " " + i.detail + "\n";
+  }
+  return out;
+}
+
+bool Has(const std::vector<TemplateIssue>& issues, K kind) {
+  return std::any_of(issues.begin(), issues.end(), [&](const TemplateIssue& i) { return i.kind == kind; });
+}
+
+struct Case {
+  const char* tmpl;
+  K kind;
+};
+
+void ExpectFinds(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    const auto issues = ScanChatTemplate(c.tmpl);
+    EXPECT_TRUE(Has(issues, c.kind)) << TemplateIssueKindName(c.kind) << " expected in\n" << c.tmpl << "\n" << Dump(issues);
+  }
+}
+
+// Findings a default policy treats as errors: what "accepted" must not have.
+bool HasError(const std::vector<TemplateIssue>& issues) {
+  for (const auto& i : issues) {
+    switch (i.kind) {
+      case K::kNonPrintableByte:
+      case K::kDangerousName:
+      case K::kRecursiveMacro:
+      case K::kExcessiveNesting:
+      case K::kUnterminated:
+      case K::kParseError:
+        break;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
+TEST(TemplateAnalysisTest, NamesComputedAtRenderTimeAreFolded) {
+  ExpectFinds({
+      {"{{ messages[('_'*2 ~ 'class' ~ '_'*2)] }}", K::kDunderAccess},
+      {"{{ messages['%c'|format(95) ~ '%c'|format(95) ~ 'class__'] }}", K::kDunderAccess},
+      {"{{ messages[['_','_']|join ~ 'class__'] }}", K::kDunderAccess},
+      {"{{ messages['XXclassXX'|replace('X','_')] }}", K::kDunderAccess},
+      {"{{ messages['{0}{0}globals{0}{0}'.format('_')] }}", K::kDunderAccess},
+      {"{{ messages['globals'.center(11,'_')] }}", K::kDunderAccess},
+      {"{{ messages['x__globals__x'[1:-1]] }}", K::kDunderAccess},
+      {"{{ messages[dict(__glo=1, bals__=1)|join] }}", K::kDunderAccess},
+      {"{{ messages[{'__glo': 1, 'bals__': 2}|join] }}", K::kDunderAccess},
+      {"{% set G %}__globals__{% endset %}{{ lipsum[G] }}", K::kDunderAccess},
+      {"{% set G %}\n  __globals__\n{% endset %}{{ messages[G] }}", K::kDunderAccess},
+      {"{% set d = '_' ~ '_' %}{{ messages[d ~ 'class' ~ d] }}", K::kDunderAccess},
+      {"{{ messages['__SSALC__'|lower|reverse] }}", K::kDunderAccess},
+      {"{{ messages['__class__'|upper|lower] }}", K::kDunderAccess},
+      {"{{ messages['{:_^9}'.format('class')] }}", K::kDunderAccess},
+      {"{{ messages['%s%sclass%s%s' % ('_','_','_','_')] }}", K::kDunderAccess},
+      {"{{ messages[('_' * 2) + 'class' + ('_' * 2)] }}", K::kDunderAccess},
+      {"{{ messages['ssalc__'[::-1] ~ '__'] }}", K::kDunderAccess},
+      {"{% macro u() %}__{% endmacro %}{{ messages[u() ~ 'class' ~ u()] }}", K::kComputedName},
+      {"{% set ns = namespace(d='') %}{% for i in range(2) %}{% set ns.d = ns.d ~ '_' %}{% endfor %}"
+       "{{ messages[ns.d ~ 'class' ~ ns.d] }}", K::kComputedName},
+      {"{% set ns = namespace(d='x') %}{% if messages %}{% set ns.d = '__' %}{% endif %}{{ messages[ns.d ~ 'class' ~ ns.d] }}",
+       K::kDunderAccess},
+      {"{% set p = [] %}{% for c in '__' %}{% do p.append(c) %}{% endfor %}{{ messages[p|join ~ 'class__'] }}",
+       K::kComputedName},
+      {"{{ messages[(raise_exception|string)[15] ~ 'x'] }}", K::kComputedName},
+      {"{{ '{0.__class__}'.format(messages) }}", K::kDunderAccess},
+      {"{{ messages|map(attribute='__class__')|list }}", K::kDunderAccess},
+      {"{{ messages|map(attribute='role.__class__')|list }}", K::kDunderAccess},
+      {"{{ messages|selectattr('__class__')|list }}", K::kDunderAccess},
+      {"{{ messages|groupby('_' ~ '_class__') }}", K::kDunderAccess},
+      {"{{ messages|sort(attribute=(raise_exception|string)[1:3]) }}", K::kComputedName},
+      {"{{ messages|map('attr', '__class__')|list }}", K::kAttrFilter},
+      {"{% macro m(f, k) %}{{ f[k] }}{% endmacro %}{{ m(messages, '__glo' ~ 'bals__') }}", K::kDunderAccess},
+  });
+}
+
+TEST(TemplateAnalysisTest, RootsBeyondTheHelperNames) {
+  ExpectFinds({
+      {"{{ raise_exception.__globals__ }}", K::kDunderAccess},
+      {"{{ raise_exception.x }}", K::kGlobalsHelper},
+      {"{{ strftime_now[k] }}", K::kComputedName},
+      {"{{ cycler(1).__init__ }}", K::kDunderAccess},
+      {"{{ cycler(1).foo }}", K::kGlobalsHelper},
+      {"{% with f = lipsum %}{{ f[messages[0]['content']] }}{% endwith %}", K::kComputedName},
+      {"{% with f = lipsum %}{{ f.x }}{% endwith %}", K::kGlobalsHelper},
+      {"{% for f in [joiner] %}{{ f.x }}{% endfor %}", K::kGlobalsHelper},
+      {"{% macro m(f) %}{{ f.x }}{% endmacro %}{{ m(namespace) }}", K::kGlobalsHelper},
+      {"{% macro m(f, k) %}{{ f[k] }}{% endmacro %}{{ m(lipsum, messages[0].content) }}", K::kComputedName},
+      {"{% for m in messages %}{{ loop.x }}{% endfor %}", K::kGlobalsHelper},
+      {"{{ lipsum[messages[0]['content']] }}", K::kComputedName},
+      {"{% set x = lipsum %}{{ x|attr('__globals__') }}", K::kAttrFilter},
+  });
+}
+
+TEST(TemplateAnalysisTest, TheTokenizerAgreesWithJinja2) {
+  // A raw block ends at endraw with Unicode spaces, as Jinja2 (Python's \s) ends it.
+  ExpectFinds({
+      {"{% raw %}x{%\xc2\xa0" "endraw\xc2\xa0%}{{ x.__class__ }}", K::kDunderAccess},
+      {"{%- raw -%}x{%-\xe3\x80\x80" "endraw -%}{{ x.__class__ }}", K::kDunderAccess},
+      {"{%\xc2\xa0raw\xc2\xa0%}{{ x }}{% endraw %}{{ x.__class__ }}", K::kDunderAccess},
+      {"{{\xc2\xa0x.__class__\xc2\xa0}}", K::kDunderAccess},
+      {"{%+ if x %}{{ x.__class__ }}{% endif +%}", K::kDunderAccess},
+      {"{# a #}{{ x.__class__ }}{#- b -#}", K::kDunderAccess},
+      {"{{ x['\\x5f\\x5fclass\\x5f\\x5f'] }}", K::kDunderAccess},
+      {"{{ x['\\N{low line}\\N{LOW LINE}class__'] }}", K::kDunderAccess},
+      {"{{ x['__cla' 'ss__'] }}", K::kDunderAccess},
+      {"{{ {'a': {}}.__class__ }}", K::kDunderAccess},  // `}}` inside braces does not end the tag
+  });
+  // And what Jinja2 treats as text stays text.
+  for (const char* inert : {
+           "{% raw %}{{ x.__class__ }}{% endraw %}",
+           "{# {{ x.__class__ }} #}",
+           "x.__class__ and {{ '__class__ is a Python attribute' }}",
+           "{% raw %}{% endraw{% endraw %}",
+       }) {
+    const auto issues = ScanChatTemplate(inert);
+    EXPECT_FALSE(HasError(issues)) << inert << "\n" << Dump(issues);
+  }
+}
+
+TEST(TemplateAnalysisTest, FileAccessIsAnError) {
+  ExpectFinds({
+      {"{% include 'x' %}", K::kFileAccess},
+      {"{% include 'x' ignore missing %}", K::kFileAccess},
+      {"{% extends 'base' %}", K::kFileAccess},
+      {"{% import 'macros' as m %}", K::kFileAccess},
+      {"{% from 'macros' import render with context %}", K::kFileAccess},
+  });
+}
+
+TEST(TemplateAnalysisTest, RenderTimeBombs) {
+  ExpectFinds({
+      {"{% for i in range(10**9) %}x{% endfor %}", K::kRenderBomb},
+      {"{% for i in range(1000) %}{% for j in range(1000) %}{% for k in range(1000) %}x{% endfor %}{% endfor %}{% endfor %}",
+       K::kRenderBomb},
+      {"{{ 'a'*10**10 }}", K::kRenderBomb},
+      {"{{ [0]*10**9 }}", K::kRenderBomb},
+      {"{{ 9**9**9 }}", K::kRenderBomb},
+      {"{{ lipsum(n=10**8) }}", K::kRenderBomb},
+      {"{{ lipsum(10**8) }}", K::kRenderBomb},
+      {"{{ 'x'|center(10**9) }}", K::kRenderBomb},
+      {"{{ 'x'.ljust(10**9) }}", K::kRenderBomb},
+      {"{{ '%0999999999d'|format(1) }}", K::kRenderBomb},
+      {"{{ '%0999999999d' % 1 }}", K::kRenderBomb},
+      {"{{ '{:>999999999}'.format(1) }}", K::kRenderBomb},
+      {"{{ 'x'|indent(10**9) }}", K::kRenderBomb},
+      {"{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", K::kRenderBomb},
+      {"{% set ns = namespace(s='ab') %}{% for m in messages %}{% set ns.s = ns.s + ns.s %}{% endfor %}", K::kRenderBomb},
+      {"{{ messages*10**9 }}", K::kRenderBomb},
+      {"{{ range(10**9)|list }}", K::kRenderBomb},
+      {"{{ messages|batch(10**9) }}", K::kRenderBomb},
+      {"{% for x in [[1]] recursive %}{{ loop([x]) }}{% endfor %}", K::kUnboundedRecursion},
+      {"{% for x in messages recursive %}{{ loop(messages) }}{% endfor %}", K::kUnboundedRecursion},
+      {"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", K::kUnboundedRecursion},
+      {"{% macro a() %}{{ b() }}{% endmacro %}{% macro b() %}{{ a() }}{% endmacro %}{{ a() }}", K::kUnboundedRecursion},
+      {"{% macro f() %}{% if true %}{{ f() }}{% endif %}{% endmacro %}{{ f() }}", K::kUnboundedRecursion},
+  });
+  std::string deep = "{{ ";
+  for (int i = 0; i < 300; ++i) deep += "x+";
+  ExpectFinds({{(deep + "x }}").c_str(), K::kDeepNesting}});
+}
+
+TEST(TemplateAnalysisTest, BoundedWorkIsAccepted) {
+  for (const char* ok : {
+           "{% for i in range(10) %}{{ i }}{% endfor %}{{ '-' * 40 }}{{ '=' * 80 }}",
+           "{% for i in range(messages|length) %}{{ messages[i].content }}{% endfor %}",
+           "{% for m in messages %}{% for t in tools %}{{ t.name }}{% endfor %}{% endfor %}",
+           "{% set ns = namespace(text='') %}{% for m in messages %}{% set ns.text = ns.text ~ m.content %}{% endfor %}",
+           "{% set ns = namespace(i=0) %}{% for m in messages %}{% set ns.i = ns.i + 1 %}{% endfor %}{{ messages[ns.i] }}",
+           "{{ '%d'|format(3) }}{{ '{}'.format(x) }}{{ 'x'|center(20) }}{{ x|indent(4) }}{{ 2**10 }}",
+           "{% for x in tree recursive %}{{ x.name }}{% if x.children %}{{ loop(x.children) }}{% endif %}{% endfor %}",
+           "{% for k, v in d|dictsort recursive %}{{ loop(v|dictsort) }}{% endfor %}",
+           "{% for m in messages %}{% for key in m %}{{ m[key] }}{% endfor %}{% endfor %}",
+           "{% set _x = 1 %}{{ _x }}{% set __y = 2 %}{{ __y }}",
+           "{% set p = [] %}{% for m in messages %}{% do p.append(m.content) %}{% endfor %}{{ p|join('\\n') }}",
+       }) {
+    const auto issues = ScanChatTemplate(ok);
+    EXPECT_FALSE(HasError(issues)) << ok << "\n" << Dump(issues);
+  }
+}
+
+TEST(TemplateAnalysisTest, FindingsSayWhereAndWhatTheNameFoldsTo) {
+  const std::string t = "{{ 'hi' }}\n  {{ messages[('_'*2 ~ 'class' ~ '_'*2)] }}";
+  const TemplateScan scan = AnalyseChatTemplate(t);
+  ASSERT_EQ(scan.issues.size(), 1u) << Dump(scan.issues);
+  const TemplateIssue& i = scan.issues[0];
+  EXPECT_EQ(i.kind, K::kDunderAccess);
+  EXPECT_EQ(i.offset, t.find("'_'*2"));  // the subscript, inside its parentheses
+  EXPECT_EQ(i.line, 2u);
+  EXPECT_EQ(i.column, 16u);
+  EXPECT_EQ(i.detail, "messages[(\\x27_\\x27*2 ~ \\x27class\\x27 ~ \\x27_\\x27*2)] builds '__class__'");
+  EXPECT_EQ(scan.folded_names, std::vector<std::string>{"__class__"});
+
+  const TemplateScan roots = AnalyseChatTemplate(
+      "{% set ns = namespace(a=1) %}{% for m in messages %}{{ raise_exception('x') if m.role == 'bad' }}{% endfor %}");
+  EXPECT_EQ(roots.roots, (std::vector<std::string>{"namespace", "loop", "raise_exception"}));
+  EXPECT_TRUE(roots.issues.empty()) << Dump(roots.issues);
+}
+
+TEST(TemplateAnalysisTest, ParseErrorsSayWhereAndDoNotHideWhatFollows) {
+  const std::string t = "{{ x ) }}\n{{ y.__class__ }}";
+  const auto issues = ScanChatTemplate(t);
+  ASSERT_EQ(issues.size(), 2u) << Dump(issues);
+  EXPECT_EQ(issues[0].kind, K::kParseError);
+  EXPECT_EQ(issues[0].line, 1u);
+  EXPECT_EQ(issues[0].column, 6u);
+  EXPECT_EQ(issues[1].kind, K::kDunderAccess);
+  EXPECT_EQ(issues[1].line, 2u);
+  // An unknown tag, a stray else, an endfor closing an if.
+  for (const char* bad : {"{% frobnicate %}", "{% else %}", "{% for x in y %}{% endif %}", "{{ }}", "{{ a b }}"}) {
+    const auto found = ScanChatTemplate(bad);
+    EXPECT_TRUE(Has(found, K::kParseError) || Has(found, K::kUnterminated)) << bad << "\n" << Dump(found);
+  }
+}
+
+TEST(TemplateAnalysisTest, LexerDecodesStringsAsPython) {
+  EXPECT_EQ(jinja::DecodeStringLiteral(R"(\x5f\u005f\U0000005f\137\N{LOW LINE}\N{latin small letter a})"), "_____a");
+  EXPECT_EQ(jinja::DecodeStringLiteral(R"(a\qb\\c\'d)"), "a\\qb\\c'd");
+  EXPECT_EQ(jinja::DecodeStringLiteral("a\\\nb"), "ab");
+  EXPECT_EQ(jinja::DecodeStringLiteral(R"(\N{SNOWMAN})"), "\xef\xbf\xbd");
+  EXPECT_EQ(jinja::DecodeStringLiteral(R"(\x5)"), "\xef\xbf\xbd");
+}
+
+TEST(TemplateAnalysisTest, ParserBuildsJinjaPrecedence) {
+  // 'a' ~ x|upper is 'a' ~ (x|upper): filters bind tighter than operators.
+  const jinja::ParseResult r = jinja::Parse("{{ 'a' ~ x|upper }}");
+  ASSERT_TRUE(r.issues.empty());
+  ASSERT_EQ(r.program.top.size(), 1u);
+  const jinja::Expr& concat = r.program.expr(r.program.stmt(r.program.top[0]).a);
+  ASSERT_EQ(concat.kind, jinja::ExprKind::kConcat);
+  ASSERT_EQ(concat.args_count, 2u);
+  EXPECT_EQ(r.program.expr(r.program.args[concat.args_begin + 1].value).kind, jinja::ExprKind::kFilter);
+  // 2 ** 3 ** 2 is (2 ** 3) ** 2 in Jinja2.
+  const jinja::ParseResult p = jinja::Parse("{{ 2 ** 3 ** 2 }}");
+  const jinja::Expr& pow = p.program.expr(p.program.stmt(p.program.top[0]).a);
+  ASSERT_EQ(pow.kind, jinja::ExprKind::kBinary);
+  EXPECT_EQ(p.program.expr(pow.a).kind, jinja::ExprKind::kBinary);
+  EXPECT_EQ(p.program.expr(pow.b).kind, jinja::ExprKind::kNumber);
+}
+
+}  // namespace
+}  // namespace ggufguard
