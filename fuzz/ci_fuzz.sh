@@ -10,9 +10,9 @@
 # input (over 1 s) or out-of-memory; the input is kept under
 # build/fuzz/artifacts/ and the command that reproduces it is printed.
 # All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 108
-# per fuzzer (5 fuzzers).
+# per fuzzer (6 fuzzers).
 #
-#   bash fuzz/ci_fuzz.sh                # 5 x 60 s
+#   bash fuzz/ci_fuzz.sh                # 6 x 60 s
 #   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
 #   FUZZ_SECONDS=0 bash fuzz/ci_fuzz.sh # build and replay only
 set -euo pipefail
@@ -22,7 +22,7 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer)
 max_seconds=$(( 540 / ${#fuzzers[@]} ))
 if (( FUZZ_SECONDS > max_seconds )); then
   echo "ci_fuzz: FUZZ_SECONDS=$FUZZ_SECONDS would take over 10 minutes for ${#fuzzers[@]} fuzzers; using $max_seconds" >&2
@@ -43,6 +43,10 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/seed"
 cp -R corpus/. "$scratch/seed/"
 find "$scratch/seed" -name '*.md' -delete
+# template_fuzzer starts from the project's chat templates instead.
+mkdir -p "$scratch/seed-templates"
+find tests/data/chat_templates -name '*.jinja' -exec cp {} "$scratch/seed-templates/" \;
+seed_of() { [[ $1 == template_fuzzer ]] && echo "$scratch/seed-templates" || echo "$scratch/seed"; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -76,7 +80,8 @@ for f in "${fuzzers[@]}"; do
   log=$artifacts/$f-replay.log
   set +e
   (cd "$scratch" && "$bin/$f" -runs=0 -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/$f-" \
-      "$scratch/seed/valid" "$scratch/seed/rules" "$scratch/seed/policies" "$scratch/seed/regressions") >"$log" 2>&1
+      "$scratch/seed/valid" "$scratch/seed/rules" "$scratch/seed/policies" "$scratch/seed/regressions" \
+      "$scratch/seed-templates") >"$log" 2>&1
   rc=$?
   set -e
   if report "$f" "$log" "$rc"; then
@@ -98,7 +103,7 @@ for f in "${fuzzers[@]}"; do
   log=$artifacts/$f-fuzz.log
   set +e
   (cd "$scratch" && "$bin/$f" "${FLAGS[@]}" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
-      -artifact_prefix="$artifacts/$f-" "$scratch/work-$f" "$scratch/seed") >"$log" 2>&1
+      -artifact_prefix="$artifacts/$f-" "$scratch/work-$f" "$(seed_of "$f")") >"$log" 2>&1
   rc=$?
   set -e
   if report "$f" "$log" "$rc"; then

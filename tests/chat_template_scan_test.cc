@@ -477,13 +477,12 @@ TEST(ChatTemplateScanTest, AttrFilter) {
 // kDangerousName
 
 TEST(ChatTemplateScanTest, DangerousNames) {
-  const auto issues = ScanChatTemplate("{{ os.system('id') }}");
-  ASSERT_EQ(issues.size(), 2u) << Dump(issues);
+  auto issues = ScanChatTemplate("{{ os.system('id') }}");
+  ASSERT_EQ(issues.size(), 1u) << Dump(issues);  // system is also a field of chat data
   EXPECT_EQ(issues[0].detail, "os");
   EXPECT_EQ(issues[0].offset, 3u);
-  EXPECT_EQ(issues[1].detail, "system");
-  EXPECT_EQ(issues[1].offset, 6u);
-  EXPECT_EQ(Count(issues, K::kDangerousName), 2u);
+  issues = ScanChatTemplate("{{ x.__init__.__globals__.popen('id') }}");
+  EXPECT_EQ(Count(issues, K::kDangerousName), 1u) << Dump(issues);
 
   for (std::string_view t : {"{{ self }}", "{{ config.items() }}", "{{ request.args }}", "{{ x.popen('id') }}",
                              "{{ eval }}", "{% set g = getattr %}"}) {
@@ -495,6 +494,7 @@ TEST(ChatTemplateScanTest, DangerousNames) {
   // Near misses: text, string literals and longer identifiers.
   ExpectClean("system: {{ 'system' }}{% if message['role'] == 'system' %}os open self{% endif %}");
   ExpectClean("{% set system_message = x %}{{ ns.system_prompt }}{{ builtin_tools }}{{ oss }}{{ opened }}");
+  ExpectClean("{{ message.system }}{{ tool.config }}{{ m.open }}");
 }
 
 // ---------------------------------------------------------------------------

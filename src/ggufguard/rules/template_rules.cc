@@ -17,7 +17,9 @@
 namespace ggufguard {
 namespace {
 
-RuleId RuleFor(TemplateIssueKind kind) {
+}  // namespace
+
+RuleId RuleForTemplateIssue(TemplateIssueKind kind) {
   switch (kind) {
     case TemplateIssueKind::kTooLarge: return RuleId::kChatTemplateTooLarge;
     case TemplateIssueKind::kNonPrintableByte: return RuleId::kChatTemplateNonPrintable;
@@ -37,6 +39,8 @@ RuleId RuleFor(TemplateIssueKind kind) {
   }
   return RuleId::kChatTemplateUnterminated;  // unreachable: every kind is listed
 }
+
+namespace {
 
 
 }  // namespace
@@ -61,7 +65,7 @@ void CheckChatTemplates(RuleContext& ctx) {
     if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
     std::string_view tmpl = kv.value.AsString();
     for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
-      ctx.sink.Add(RuleFor(issue.kind), kv.value.offset + issue.offset,
+      ctx.sink.Add(RuleForTemplateIssue(issue.kind), kv.value.offset + issue.offset,
                    absl::StrCat("'", EscapeForDisplay(kv.key), "' ", TemplateIssueKindName(issue.kind), " at line ",
                                 issue.line, ", column ", issue.column, " (template byte ", issue.offset,
                                 "): ", issue.detail));

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/format/header.h"
+#include "ggufguard/template/scan.h"
 
 namespace ggufguard {
 
@@ -23,6 +25,9 @@ bool IsChatTemplateKey(std::string_view key);
 // alias is scanned and hashed like the key it stands for (CanonicalView in
 // key_groups.h). `scratch` holds the canonical form when one is built.
 bool IsChatTemplateAlias(std::string_view key, std::string* scratch);
+
+// The rule that reports each kind of template issue (one rule per kind).
+RuleId RuleForTemplateIssue(TemplateIssueKind kind);
 
 struct TemplateDigest {
   std::string_view key;  // raw key bytes; escape before printing

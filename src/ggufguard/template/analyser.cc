@@ -124,7 +124,13 @@ Value Derived(const Value& a, uint8_t mask = kAny) {
   if (a.origin != Origin::kData) MergeOrigin(&v, a);
   return v;
 }
+// Of two operands, the known one adds nothing: i + 1 with i from the
+// request is the request's. Only when both are known (and not folded) is
+// the result template-made.
 Value Derived2(const Value& a, const Value& b, uint8_t mask = kAny) {
+  const bool a_known = a.exact || a.items_exact, b_known = b.exact || b.items_exact;
+  if (a_known && !b_known) return Derived2(Data(), b, mask);
+  if (b_known && !a_known) return Derived2(a, Data(), mask);
   Value v = Derived(a, mask);
   Value w = Derived(b, mask);
   MergeOrigin(&v, w);
@@ -379,6 +385,12 @@ constexpr std::string_view kDangerousNames[] = {
     "getattr",  "setattr", "delattr",   "compile",  "globals",    "locals",   "builtins", "request",
     "config",   "self",    "url_for",   "get_flashed_messages",   "breakpoint", "__builtins__", "g",
     "session",  "application"};
+
+// Attribute names only escapes use (words like system or config are also
+// fields of chat data, so only the free names above count for them).
+constexpr std::string_view kDangerousAttributes[] = {
+    "popen", "eval", "exec", "subprocess", "getattr", "setattr", "delattr", "compile", "builtins",
+    "func_globals", "f_globals", "f_builtins", "f_back", "gi_frame", "cr_frame", "tb_frame", "breakpoint"};
 
 template <size_t N>
 bool In(const std::string_view (&list)[N], std::string_view s) {
@@ -701,8 +713,8 @@ class Analyser {
 
   // What iterating over `v` gives.
   Value ElementOf(const Value& v) {
+    if (v.items_numbers) return Data(kNum);
     if (v.items_exact) {
-      if (v.items_numbers) return Data(kNum);
       Value e;
       bool first = true;
       for (const std::string& s : v.items) {
@@ -1190,10 +1202,10 @@ class Analyser {
         continue;
       }
       MergeOrigin(&v, x);
+      if (!IsExactNum(x)) v.items_numbers = false;
       std::vector<std::string> s;
       if (ExactStrings(x, &s) && s.size() == 1) {
         v.items.push_back(s[0]);
-        if (x.mask != kNum) v.items_numbers = false;
       } else {
         v.items_exact = false;
       }
@@ -1207,7 +1219,7 @@ class Analyser {
     CheckName(name, obj, at, attribute);
     if (attribute && IsExactStr(name)) {
       for (const std::string& n : name.strs) {
-        if (In(kDangerousNames, n)) Emit(Kind::kDangerousName, NameOffset(at), EscapeForDisplay(n, 40));
+        if (In(kDangerousAttributes, n)) Emit(Kind::kDangerousName, NameOffset(at), EscapeForDisplay(n, 40));
       }
     }
     if (obj.origin == Origin::kRoot) {
