@@ -56,6 +56,11 @@ void ScanBytes(std::string_view s, size_t cap, std::vector<TemplateIssue>* out) 
   size_t i = 0;
   size_t len = 0;
   while (i < s.size() && out->size() < cap) {
+    const unsigned char c = s[i];
+    if ((c >= 0x20 && c < 0x7f) || c == '\n') {  // the common case, without the UTF-8 decoder
+      ++i;
+      continue;
+    }
     if (IsPrintableAt(s, i, &len)) {
       i += len;
       continue;
