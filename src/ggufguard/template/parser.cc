@@ -777,6 +777,7 @@ class Parser {
       for (NodeId s : subs) items.push_back({{}, s, 0});
       index = NewExpr(ExprKind::kTuple, E(subs[0]).begin);
       E(index).args_begin = PushArgs(std::move(items), &E(index).args_count);
+      Finish(index);  // its height counts: a[b, c] is as deep as b or c
     }
     if (bare_slice && subs.size() == 1) {
       E(index).a = node;
