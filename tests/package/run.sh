@@ -87,14 +87,18 @@ case $step in
     rm -rf "$work/examples" && mkdir -p "$work/examples"
     cmake -S "$src/examples" -B "$work/examples/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
     cmake --build "$work/examples/cmake"
-    ldd "$work/examples/cmake/load_c" | grep -q "$prefix/lib/libggufguard.so.0" ||
-      { echo "FAIL: load_c does not use the installed library"; ldd "$work/examples/cmake/load_c"; exit 1; }
+    # ldd's output is taken whole first: `ldd | grep -q` fails at random under
+    # pipefail when grep exits early and ldd dies of SIGPIPE.
+    libs=$(ldd "$work/examples/cmake/load_c")
+    grep -q "$prefix/lib/libggufguard.so.0" <<<"$libs" ||
+      { echo "FAIL: load_c does not use the installed library"; echo "$libs"; exit 1; }
     check_loader "$work/examples/cmake/load_c" "$work/examples/c.out"
     check_loader "$work/examples/cmake/load_cpp" "$work/examples/cpp.out"
     diff -u "$work/examples/c.out" "$work/examples/cpp.out"
     check_loader "$work/examples/cmake/load_c_static" "$work/examples/static.out"
     diff -u "$work/examples/c.out" "$work/examples/static.out"
-    if ldd "$work/examples/cmake/load_c_static" | grep -q libggufguard; then
+    static_libs=$(ldd "$work/examples/cmake/load_c_static")
+    if grep -q libggufguard <<<"$static_libs"; then
       echo "FAIL: load_c_static loads libggufguard.so"; exit 1
     fi
     # Once more with nothing but pkg-config, as a Makefile would.
