@@ -196,6 +196,7 @@ TEST(TemplateAnalysisTest, BoundedWorkIsAccepted) {
            "{% for k, v in d|dictsort recursive %}{{ loop(v|dictsort) }}{% endfor %}",
            "{% for m in messages %}{% for key in m %}{{ m[key] }}{% endfor %}{% endfor %}",
            "{% set _x = 1 %}{{ _x }}{% set __y = 2 %}{{ __y }}",
+           "{{ '' * 10**18 }}{{ 'ab' * 0 }}",  // empty results, at once
            "{% set p = [] %}{% for m in messages %}{% do p.append(m.content) %}{% endfor %}{{ p|join('\\n') }}",
        }) {
     const auto issues = ScanChatTemplate(ok);

@@ -1400,7 +1400,9 @@ class Analyser {
       if (IsExactStr(seq)) {
         return MapStrings(seq, [&](const std::string& s) {
           std::string out;
-          if (s.size() * n > kMaxStringBytes) return std::string(kMaxStringBytes + 1, ' ');
+          // '' * 10**18 is '': the loop below must not run n times for nothing.
+          if (s.empty() || n < 1) return out;
+          if (static_cast<double>(s.size()) * n > kMaxStringBytes) return std::string(kMaxStringBytes + 1, ' ');
           for (double i = 0; i < n; ++i) out += s;
           return out;
         });
