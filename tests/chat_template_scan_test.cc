@@ -783,6 +783,11 @@ TEST(ChatTemplateScanTest, LinearOnAdversarialInputs) {
         for (int i = 0; i < 100000; ++i) s += "{% macro m" + std::to_string(i) + "() %}{{ m" + std::to_string(i + 1) + "() }}";
         return s;
       }(),
+      [] {  // a loop body setting 20,000 namespace attributes (once quadratic)
+        std::string s = "{% set ns = namespace() %}{% for m in messages %}";
+        for (int i = 0; i < 20000; ++i) s += "{% set ns.a" + std::to_string(i) + " = 1 %}";
+        return s + "{% endfor %}";
+      }(),
   };
   // Their time is measured by bench/ (BM_TemplateAdversarial); here they
   // must end, well-formed and bounded.

@@ -578,15 +578,24 @@ class Analyser {
     }
     for (auto it = kept.rbegin(); it != kept.rend(); ++it) journal_.push_back(std::move(*it));
   }
-  // key -> value now, for every key the journal touched since `pos`.
-  std::vector<std::pair<std::string, std::pair<bool, Value>>> TouchedSince(size_t pos) const {
-    std::vector<std::pair<std::string, std::pair<bool, Value>>> out;
+  // Every key the journal touched since `pos`, once: its value now, and the
+  // value it had at `pos` (kept by its first entry). One pass, so a loop
+  // body that sets a hundred thousand attributes costs that, not its square.
+  struct Touched {
+    std::string key;
+    bool set_now;
+    Value now;
+    bool had_before;
+    Value before;
+  };
+  std::vector<Touched> TouchedSince(size_t pos) const {
+    std::vector<Touched> out;
     absl::flat_hash_set<std::string> done;
     for (size_t i = pos; i < journal_.size(); ++i) {
-      const std::string& k = journal_[i].key;
-      if (!done.insert(k).second) continue;
-      const Value* v = Lookup(k);
-      out.push_back({k, {v != nullptr, v ? *v : Value()}});
+      const Entry& e = journal_[i];
+      if (!done.insert(e.key).second) continue;
+      const Value* v = Lookup(e.key);
+      out.push_back({e.key, v != nullptr, v ? *v : Value(), e.had, e.had ? e.old : Value()});
     }
     return out;
   }
@@ -703,11 +712,11 @@ class Analyser {
     }
     if (truth == 0) return;  // the then-branch never runs
     if (truth == 1) RollbackAll(pos);
-    for (auto& [key, tv] : then_values) {
-      const Value* now = Lookup(key);
-      if (!tv.first) continue;
-      const bool shared = key.find('\x01') != std::string::npos;
-      Assign(key, now && truth != 1 ? Join(tv.second, *now) : tv.second, shared);
+    for (Touched& t : then_values) {
+      const Value* now = Lookup(t.key);
+      if (!t.set_now) continue;
+      const bool shared = t.key.find('\x01') != std::string::npos;
+      Assign(t.key, now && truth != 1 ? Join(t.now, *now) : t.now, shared);
     }
   }
 
@@ -789,33 +798,23 @@ class Analyser {
     // Namespace attributes carry values from one iteration to the next: join
     // them with what they were before, run the body again if they changed,
     // and widen those that still change.
-    auto after1 = TouchedSince(pos);
-    std::vector<std::pair<std::string, Value>> joined;
-    for (auto& [key, v] : after1) {
-      const Value* before = nullptr;
-      for (size_t i = pos; i < journal_.size(); ++i) {
-        if (journal_[i].key == key) {
-          before = journal_[i].had ? &journal_[i].old : nullptr;
-          break;
-        }
-      }
-      if (!v.first) continue;
-      Value j = before ? Join(*before, v.second) : v.second;
-      if (before && SameValue(*before, v.second)) continue;
-      joined.push_back({key, j});
-      Assign(key, std::move(j), true);
+    absl::flat_hash_map<std::string, Value> joined;
+    for (Touched& t : TouchedSince(pos)) {
+      if (!t.set_now) continue;
+      if (t.had_before && SameValue(t.before, t.now)) continue;
+      Value j = t.had_before ? Join(t.before, t.now) : t.now;
+      Assign(t.key, j, true);
+      joined.emplace(std::move(t.key), std::move(j));
     }
     if (!joined.empty()) {
       if (budget_ > 0) {
         const size_t pos2 = journal_.size();
         pass();
-        for (auto& [key, v] : TouchedSince(pos2)) {
-          const Value* j = nullptr;
-          for (auto& [k, jv] : joined) {
-            if (k == key) j = &jv;
-          }
-          if (!v.first) continue;
-          if (!j || !SameValue(*j, v.second)) Assign(key, Widen(j ? Join(*j, v.second) : v.second), true);
+        for (Touched& t : TouchedSince(pos2)) {
+          if (!t.set_now) continue;
+          const auto it = joined.find(t.key);
+          const Value* j = it == joined.end() ? nullptr : &it->second;
+          if (!j || !SameValue(*j, t.now)) Assign(t.key, Widen(j ? Join(*j, t.now) : t.now), true);
         }
       } else {
         for (auto& [key, j] : joined) Assign(key, Widen(j), true);
