@@ -414,8 +414,12 @@ class Analyser {
     // analysed again with what they receive (a root, a constant name).
     for (int round = 0; round < kMacroRounds; ++round) {
       bool any = false;
-      auto pending = std::move(pending_params_);
+      auto pending_map = std::move(pending_params_);
       pending_params_.clear();
+      // In definition order: a hash map's order differs between tables, and
+      // with the issue cap and the budget, order decides what is reported.
+      std::vector<std::pair<NodeId, std::vector<Value>>> pending(pending_map.begin(), pending_map.end());
+      std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       for (auto& [macro, params] : pending) {
         if (budget_ <= 0) break;
         any = true;
