@@ -802,13 +802,16 @@ class Analyser {
     // Namespace attributes carry values from one iteration to the next: join
     // them with what they were before, run the body again if they changed,
     // and widen those that still change.
+    // `order` keeps the journal's order so that widening assigns in a fixed
+    // order (the hash map's would differ between runs).
     absl::flat_hash_map<std::string, Value> joined;
+    std::vector<std::string> order;
     for (Touched& t : TouchedSince(pos)) {
       if (!t.set_now) continue;
       if (t.had_before && SameValue(t.before, t.now)) continue;
       Value j = t.had_before ? Join(t.before, t.now) : t.now;
       Assign(t.key, j, true);
-      joined.emplace(std::move(t.key), std::move(j));
+      if (joined.emplace(t.key, std::move(j)).second) order.push_back(std::move(t.key));
     }
     if (!joined.empty()) {
       if (budget_ > 0) {
@@ -821,7 +824,7 @@ class Analyser {
           if (!j || !SameValue(*j, t.now)) Assign(t.key, Widen(j ? Join(*j, t.now) : t.now), true);
         }
       } else {
-        for (auto& [key, j] : joined) Assign(key, Widen(j), true);
+        for (const std::string& key : order) Assign(key, Widen(joined.at(key)), true);
       }
     }
     CondScope c(this, true);
