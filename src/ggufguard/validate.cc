@@ -60,8 +60,16 @@ void CloseReport(Report& report, FindingSink& sink) {
   report.findings = sink.TakeSorted();
 }
 
-// The whole file's report: both phases.
-absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, FindingSink& sink, const Policy& policy) {
+// --deep runs whenever the header parsed, even with findings: the plan
+// takes only tensors whose type, size and offset were computed without
+// overflow, disjoint and (on a source) inside the file, so no data read can
+// leave the file, and a data problem is reported next to a header problem.
+// The same test on every route, so that a stream's verdict equals the file's.
+bool DeepWanted(const Report& report, const DeepOptions& deep) { return deep.enabled && report.header_parsed; }
+
+// The whole file's report: both phases, then the data when asked.
+absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, ByteSource& source, FindingSink& sink,
+                                       const Policy& policy, const DeepOptions& deep) {
   Report report = StartReport(std::move(parsed), policy);
   report.file_size = file.size();
   report.bytes_read = file.size();
@@ -69,6 +77,13 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, Findi
     RunHeaderRules(report, file, sink, policy);
     absl::Status s = RunFileRules(report, file, sink, policy);
     if (!s.ok()) return s;
+    if (DeepWanted(report, deep)) {
+      const DeepPlan plan = PlanDeepCheck(report.header, policy);
+      std::vector<DeepItemResult> results;
+      s = RunDeepOnSource(plan, source, deep, &results);
+      if (!s.ok()) return s;
+      ReportDeep(report.header, plan, results, policy.limits.max_list_entries, sink, &report.deep);
+    }
   }
   CloseReport(report, sink);
   return report;
@@ -76,13 +91,14 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, Findi
 
 }  // namespace
 
-Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy) {
+Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
   ParseOptions options{policy.limits, /*complete=*/true};
   ParseResult parsed = ParseHeader(file, options, sink);
   FileView view(file, nullptr);
+  MemorySource memory(file);
   // A view over memory cannot fail to read.
-  return *WholeFileReport(std::move(parsed), view, sink, policy);
+  return *WholeFileReport(std::move(parsed), view, memory, sink, policy, deep);
 }
 
 // Transparent huge pages make a multi-MiB prefix one page fault per 2 MiB
@@ -232,7 +248,8 @@ class PrefixReader {
   std::optional<uint64_t> size_;
 };
 
-absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options) {
+absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options,
+                                             const DeepOptions& deep) {
   ValidatedFile out;
   PrefixReader reader(out, &source, nullptr, UINT64_MAX);
   ParseResult parsed;
@@ -240,13 +257,14 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   absl::Status read = reader.Read(policy, options, &parsed, &sink);
   if (!read.ok()) return read;
   FileView view(out.prefix(), &source);
-  absl::StatusOr<Report> report = WholeFileReport(std::move(parsed), view, *sink, policy);
+  absl::StatusOr<Report> report = WholeFileReport(std::move(parsed), view, source, *sink, policy, deep);
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
   return out;
 }
 
-absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy, const StreamOptions& options) {
+absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy, const StreamOptions& options,
+                                             const DeepOptions& deep_options) {
   ValidatedFile out;
   PrefixReader reader(out, nullptr, &stream, options.max_bytes);
   ParseResult parsed;
@@ -258,6 +276,13 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   Report report = StartReport(std::move(parsed), policy);
   FileView header_view(prefix, nullptr);  // phase 1 reads no file bytes
   if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy);
+  std::optional<DeepPlan> deep_plan;
+  std::optional<DeepStreamChecker> deep;
+  if (!options.header_only && DeepWanted(report, deep_options)) {
+    deep_plan.emplace(PlanDeepCheck(report.header, policy));
+    deep.emplace(*deep_plan);
+    deep->Feed(0, prefix.data(), prefix.size());
+  }
   // Stop here when asked to: the rest of the stream is never read. A
   // stream that has already ended has nothing left to skip.
   const bool stop = options.header_only || (options.fail_fast && sink->has_errors() && !reader.size());
@@ -292,6 +317,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       if (!got.ok()) return got.status();
       if (*got == 0) break;
       if (*got > options.max_bytes - zeros.position()) return PrefixReader::TooLong(options.max_bytes);
+      if (deep) deep->Feed(zeros.position(), buffer.data(), *got);
       zeros.Feed(buffer.data(), *got);
       if (options.hash) hash.Update(buffer.data(), *got);
       if (stop_after && zeros.position() > *stop_after) {
@@ -308,6 +334,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     absl::Status s = RunFileRules(report, view, *sink, policy);
     if (!s.ok()) return s;
   }
+  if (deep) ReportDeep(report.header, *deep_plan, deep->TakeResults(), policy.limits.max_list_entries, *sink, &report.deep);
   if (stopped) {
     report.coverage = Report::Coverage::kStoppedAtError;  // the size is "at least"
   } else if (options.hash) {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ggufguard/format/header.h"
+#include "ggufguard/deep/deep.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
@@ -48,6 +49,9 @@ struct Report {
   uint64_t bytes_read = 0;  // of the file, for a partial report
   // SHA-256 of the whole file, lower-case hex; empty when not computed.
   std::string sha256;
+  // --deep: what the check of the tensor data found (deep.ran is false when
+  // it was not asked for, or the header did not parse).
+  DeepSummary deep;
 
   // Valid: parsed, and no finding of error severity (listed or not). Only
   // then does the header promise that every tensor lies inside the file,
@@ -57,7 +61,7 @@ struct Report {
 
 // Validates a whole file held in memory. The report's views point into
 // `file`, which must outlive it.
-Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy);
+Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep = {});
 
 struct SourceOptions {
   // First read: 2 MiB, one huge page; it holds the header of a ~50k-token
@@ -97,8 +101,10 @@ class ValidatedFile {
   absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_length_}; }
 
  private:
-  friend absl::StatusOr<ValidatedFile> ValidateSource(ByteSource&, const Policy&, const SourceOptions&);
-  friend absl::StatusOr<ValidatedFile> ValidateStream(ByteStream&, const Policy&, const StreamOptions&);
+  friend absl::StatusOr<ValidatedFile> ValidateSource(ByteSource&, const Policy&, const SourceOptions&,
+                                                      const DeepOptions&);
+  friend absl::StatusOr<ValidatedFile> ValidateStream(ByteStream&, const Policy&, const StreamOptions&,
+                                                      const DeepOptions&);
   friend class PrefixReader;
 
   // The prefix's memory. Not a std::vector: a vector zero-fills what it
@@ -135,8 +141,10 @@ class ValidatedFile {
 // Reads the header through a growing prefix of `source` (a constant number of
 // reads whatever the number of strings) and validates the file. An error
 // status means the file could not be read, not that it is invalid.
+// With `deep.enabled`, every tensor's data is then checked (deep/deep.h) on
+// deep.jobs threads.
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy,
-                                             const SourceOptions& options = {});
+                                             const SourceOptions& options = {}, const DeepOptions& deep = {});
 
 // Validates a stream read forward once (standard input, a pipe): the header
 // is buffered as ValidateSource buffers it, then the data section streams
@@ -144,8 +152,9 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
 // (StreamZeroMap), so memory is the header plus a constant for a file of any
 // size. A whole-file report has the findings ValidateSource gives for the
 // same bytes. An error status means the stream could not be read.
+// With `deep.enabled`, the data is checked as it passes, in this thread.
 absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy,
-                                             const StreamOptions& options = {});
+                                             const StreamOptions& options = {}, const DeepOptions& deep = {});
 
 }  // namespace ggufguard
 

@@ -5,14 +5,10 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-// glibc 2.33 and later; its inline functions use C's _Bool, which clang
-// rejects in C++, so clang builds (the fuzzers) keep libgcc's probe.
-#if __has_include(<sys/platform/x86.h>) && !defined(__clang__)
-#include <sys/platform/x86.h>
-#endif
 #endif
 
 #include "absl/strings/str_format.h"
+#include "ggufguard/base/cpu.h"
 
 namespace ggufguard {
 
@@ -271,28 +267,12 @@ __attribute__((target("avx2"))) TextScan ScanTextAvx2(const uint8_t* data, size_
   return TextScan{_mm256_testz_si256(errors, errors) != 0, sums[0] + sums[1] + sums[2] + sums[3] - padding};
 }
 
-// Whether the AVX2 scan may run: the CPU has AVX2 and the OS saves its
-// registers. glibc has asked the CPU at start-up already; asking again
-// through __builtin_cpu_supports links libgcc's own start-up probe
-// (__cpu_indicator_init), a dozen more `cpuid` instructions in every
-// process, each a trap to the hypervisor on a VM: 3% of the samples of
-// `perf record` over 300 runs of `ggufguard validate` on the machine of
-// docs/performance.md. Elsewhere (older glibc, other C libraries) libgcc's.
-bool Avx2Usable() {
-#if defined(CPU_FEATURE_ACTIVE)
-  return CPU_FEATURE_ACTIVE(AVX2);
-#else
-  return __builtin_cpu_supports("avx2");
-#endif
-}
-
 }  // namespace
 #endif
 
 TextScan ScanTextBulk(const uint8_t* data, size_t size) {
 #if defined(__x86_64__)
-  static const bool avx2 = Avx2Usable();
-  if (avx2) return ScanTextAvx2(data, size);
+  if (CpuHasAvx2()) return ScanTextAvx2(data, size);
 #endif
   return TextScan{FindInvalidUtf8(std::string_view(reinterpret_cast<const char*>(data), size)) == kValidUtf8,
                   CountZeroBytes(data, size)};

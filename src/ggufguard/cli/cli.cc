@@ -21,7 +21,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
-    "                          [--fail-fast] [--header-only] [--max-bytes N] FILE... | -\n"
+    "                          [--fail-fast] [--header-only] [--max-bytes N] [--deep [--jobs N]] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
@@ -36,6 +36,7 @@ struct Options {
   bool fail_fast = false;
   bool header_only = false;
   uint64_t max_bytes = UINT64_MAX;
+  DeepOptions deep;  // --deep, --jobs
   std::vector<std::string> files;
 };
 
@@ -77,6 +78,15 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       o.fail_fast = true;
     } else if (a == "--header-only") {
       o.header_only = true;
+    } else if (a == "--deep") {
+      o.deep.enabled = true;
+    } else if (a == "--jobs" || a == "-j") {
+      std::string v;
+      if (!value(&v)) return std::nullopt;
+      if (!absl::SimpleAtoi(v, &o.deep.jobs) || o.deep.jobs == 0 || o.deep.jobs > 1024) {
+        err << "ggufguard: " << a << " wants a number of threads from 1 to 1024, not '" << EscapeForDisplay(v) << "'\n";
+        return std::nullopt;
+      }
     } else if (a == "--") {
       o.files.insert(o.files.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -124,7 +134,7 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   absl::StatusOr<ValidatedFile> file = absl::UnknownError("not validated");
   if (path == "-") {
     FdStream in(STDIN_FILENO, "standard input");
-    file = ValidateStream(in, policy, stream_options);
+    file = ValidateStream(in, policy, stream_options, o.deep);
   } else {
     absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
     if (!source.ok()) {
@@ -134,9 +144,9 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
     if (o.header_only) {
       // Reads the file forward up to the end of its header, as a stream would.
       FdStream in((*source)->fd(), path);
-      file = ValidateStream(in, policy, stream_options);
+      file = ValidateStream(in, policy, stream_options, o.deep);
     } else {
-      file = ValidateSource(**source, policy);
+      file = ValidateSource(**source, policy, {}, o.deep);
       if (file.ok() && o.hash.value_or(false)) {
         absl::StatusOr<std::string> digest = HashSource(**source);
         if (!digest.ok()) {

@@ -42,6 +42,11 @@ struct Limits {
   uint64_t max_kv_cache_bytes = uint64_t{1} << 44;       // 16 TiB; Llama 4 Scout at 10M context is ~2 TiB
   uint64_t max_vocab_size = uint64_t{1} << 22;           // tokens or merges; real vocabularies are < 300k
   uint64_t max_header_memory_bytes = uint64_t{1} << 28;  // 256 MiB of loader objects for the header
+  // --deep (GG6009-GG6011): how many bytes of tensor data to check at most
+  // (the rest is GG6010), and how many bad values to list per tensor (the
+  // rest are counted).
+  uint64_t max_deep_bytes = UINT64_MAX;
+  uint32_t max_deep_findings_per_tensor = 8;
 };
 // policy_file.cc names every field of Limits; it static_asserts on
 // sizeof(Limits) so that a new field cannot be left out of policy files.

@@ -58,6 +58,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kFileTypeMismatch, "file-type-mismatch", W, E, "general.file_type contradicts the tensor types"},
     {RuleId::kSplitKeys, "split-keys", E, E, "split.no/split.count/split.tensors.count inconsistent"},
     {RuleId::kUnknownArchitecture, "unknown-architecture", W, E, "general.architecture names no model llama.cpp builds (so no per-architecture check ran)"},
+    {RuleId::kAttentionHeads, "attention-heads", E, E, "a layer's head counts that abort llama.cpp (0 query or K/V heads on an attention layer, query heads not a multiple of K/V heads, a head count it divides by)"},
 
     {RuleId::kEmptyTensorName, "empty-tensor-name", E, E, "a tensor with an empty name"},
     {RuleId::kTensorNameTooLong, "tensor-name-too-long", E, E, "a tensor name of 64 bytes or more (GGML_MAX_NAME)"},
@@ -80,6 +81,9 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kNonZeroPadding, "nonzero-padding", E, E, "alignment padding bytes that are not zero"},
     {RuleId::kTrailingBytes, "trailing-bytes", E, E, "bytes after the end of the last tensor's padded data (polyglot risk)"},
     {RuleId::kMissingTensorData, "missing-tensor-data", E, E, "the file ends at or before the data section"},
+    {RuleId::kTensorDataNonFinite, "tensor-data-non-finite", E, E, "--deep: a NaN or infinity in tensor data or in a block's scale, as ggml_validate_row_data finds them"},
+    {RuleId::kDeepCheckLimit, "deep-check-limit", N, N, "--deep: data left unchecked by the policy's max_deep_bytes, or shared by overlapping tensors"},
+    {RuleId::kTensorDataUncheckable, "tensor-data-uncheckable", W, E, "--deep: a tensor type ggml_validate_row_data refuses (Q8_1), so llama.cpp with --check-tensors will not load it"},
 
     {RuleId::kVocabLengthMismatch, "vocab-length-mismatch", E, E, "tokenizer scores or token_type not as long as tokens"},
     {RuleId::kTokenTypeValue, "token-type-value", W, E, "a token_type outside 1..6"},

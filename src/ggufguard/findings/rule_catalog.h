@@ -68,6 +68,7 @@ enum class RuleId : uint16_t {
   kFileTypeMismatch = 4014,
   kSplitKeys = 4015,
   kUnknownArchitecture = 4016,
+  kAttentionHeads = 4017,
   // 5xxx tensor infos
   kEmptyTensorName = 5001,
   kTensorNameTooLong = 5002,
@@ -90,6 +91,9 @@ enum class RuleId : uint16_t {
   kNonZeroPadding = 6006,
   kTrailingBytes = 6007,
   kMissingTensorData = 6008,
+  kTensorDataNonFinite = 6009,   // --deep
+  kDeepCheckLimit = 6010,        // --deep
+  kTensorDataUncheckable = 6011, // --deep
   // 7xxx tokenizer
   kVocabLengthMismatch = 7001,
   kTokenTypeValue = 7002,

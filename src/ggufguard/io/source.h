@@ -30,6 +30,9 @@ class ByteSource {
   // system hole before it reads as zeros. `offset` itself unless the source
   // knows better; size() when only a hole is left.
   virtual uint64_t NextData(uint64_t offset) { return offset; }
+  // The whole source as memory, when it is memory already (empty otherwise):
+  // the deep check reads it in place instead of copying.
+  virtual absl::Span<const uint8_t> Memory() const { return {}; }
 };
 
 class MemorySource final : public ByteSource {
@@ -37,6 +40,7 @@ class MemorySource final : public ByteSource {
   explicit MemorySource(absl::Span<const uint8_t> bytes) : bytes_(bytes) {}
   uint64_t size() const override { return bytes_.size(); }
   absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override;
+  absl::Span<const uint8_t> Memory() const override { return bytes_; }
 
  private:
   absl::Span<const uint8_t> bytes_;

@@ -109,6 +109,24 @@ std::string CoverageNote(const Report& r) {
   return "";
 }
 
+// --deep: totals, then per tensor (bounded by the policy's max_list_entries;
+// tensors with bad values first).
+void AddDeep(const Report& r, Json& f) {
+  const DeepSummary& d = r.deep;
+  Json tensors = Json::array();
+  for (const DeepTensorResult& t : d.tensors) {
+    const TensorInfo& info = r.header.tensors[t.tensor];
+    const GgmlTypeInfo* type = FindGgmlType(info.ggml_type);
+    tensors.push_back({{"name", EscapeForDisplay(info.name)},
+                       {"type", type ? std::string(type->name) : std::string("?")},
+                       {"checked_bytes", t.checked_bytes},
+                       {"bad_values", t.bad_values}});
+  }
+  f["deep"] = {{"checked_tensors", d.checked_tensors}, {"checked_bytes", d.checked_bytes},
+               {"bad_values", d.bad_values},           {"unchecked_bytes", d.unchecked_bytes},
+               {"tensors", std::move(tensors)},        {"tensors_suppressed", d.tensors_suppressed}};
+}
+
 // One input's entry of the JSON report, also one line of `scan`'s output.
 // Every string in it is printable ASCII: file bytes, paths and I/O errors
 // (which name the path) go through EscapeForDisplay, so no consumer that
@@ -146,6 +164,7 @@ Json FileJson(const FileOutcome& o) {
     AddTemplates(r, f);
     AddKeyCollisions(r, f);
   }
+  if (r.deep.ran) AddDeep(r, f);
   return f;
 }
 
@@ -171,6 +190,11 @@ std::string RenderTextFile(const FileOutcome& o) {
     const RuleInfo* info = FindRule(rule);
     absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),
                     " findings not listed\n");
+  }
+  if (o.report->deep.ran) {
+    const DeepSummary& d = o.report->deep;
+    absl::StrAppend(&out, label, ": deep: ", d.checked_tensors, " tensors, ", d.checked_bytes, " bytes checked, ",
+                    d.bad_values, " non-finite values", d.unchecked_bytes ? absl::StrCat(", ", d.unchecked_bytes, " bytes not checked") : "", "\n");
   }
   Counts c = CountFindings(*o.report);
   absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
