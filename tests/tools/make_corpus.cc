@@ -440,6 +440,15 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kSplitKeys,
       arch("ggufguard-corpus").AddKv("split.no", GgufValue::U16(1)).AddKv("split.count", GgufValue::U16(0)));
   add(RuleId::kUnknownArchitecture, arch("no-such-arch").AddKv("general.name", GgufValue::Str("unknown")));
+  // Layer 1 has K/V tensors but 0 K/V heads: llama.cpp aborts creating its cache.
+  add(RuleId::kAttentionHeads, arch("llama")
+                                   .AddKv("llama.context_length", GgufValue::U32(64))
+                                   .AddKv("llama.embedding_length", GgufValue::U32(8))
+                                   .AddKv("llama.block_count", GgufValue::U32(2))
+                                   .AddKv("llama.attention.head_count", GgufValue::U32(1))
+                                   .AddKv("llama.attention.head_count_kv", GgufValue::U32Array({1, 0}))
+                                   .AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f))
+                                   .AddTensor("blk.1.attn_k.weight", {8, 8}, 0));
 
   // 5xxx tensor infos
   add(RuleId::kEmptyTensorName, OneTensor("", {8}, 0));

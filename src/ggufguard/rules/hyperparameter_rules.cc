@@ -1,10 +1,12 @@
-// 4004-4016: known keys and their types, general.architecture, the
+// 4004-4017: known keys and their types, general.architecture, the
 // hyperparameters llama.cpp demands, the embedding shapes they imply, and the
 // quantization, file-type and split metadata. What llama.cpp knows per
 // architecture comes from the generated tables behind known_keys.h.
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
@@ -147,18 +149,163 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
                    absl::StrCat("'", KeyName(*kv), "' is 0 in a file with tensors"));
     }
   }
-  if (!IsTransformerArch(keys.arch())) return;
+}
+
+// The layers with attention K/V tensors ("blk.{il}.attn_k.*", attn_v,
+// attn_qkv, the MLA attn_kv_* and attn_k_b/attn_v_b): the first such tensor
+// of each layer below n_layer, or nullptr.
+std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer) {
+  std::vector<const TensorInfo*> by_layer(n_layer, nullptr);
+  for (const TensorInfo& t : h.tensors) {
+    std::string_view name = t.name;
+    if (name.substr(0, 4) != "blk.") continue;
+    name.remove_prefix(4);
+    uint64_t il = 0;
+    size_t digits = 0;
+    while (digits < name.size() && digits < 4 && name[digits] >= '0' && name[digits] <= '9') {
+      il = il * 10 + static_cast<uint64_t>(name[digits++] - '0');
+    }
+    if (digits == 0 || digits == name.size() || name[digits] != '.' || il >= n_layer) continue;
+    name.remove_prefix(digits + 1);
+    const std::string_view base = name.substr(0, name.find('.'));
+    if (base == "attn_k" || base == "attn_v" || base == "attn_qkv" || base == "attn_k_b" || base == "attn_v_b" ||
+        base.substr(0, 8) == "attn_kv_") {
+      if (by_layer[il] == nullptr) by_layer[il] = &t;
+    }
+  }
+  return by_layer;
+}
+
+// Architectures whose loader reads a layer's head_count_kv of 0 as "no
+// attention here" (load_arch_hparams: is_recurrent(il) = n_head_kv(il) == 0,
+// a Mamba, convolution or KDA layer; deci: linear attention or none, models/
+// deci.cpp). Their converters write such 0s; a K/V tensor on such a layer
+// is left over, and llama.cpp refuses the file ("wrong number of tensors").
+bool ZeroKvHeadsMarkALayerKind(std::string_view arch) {
+  for (std::string_view a : {"deci", "granitehybrid", "jamba", "kimi-linear", "lfm2", "lfm2moe", "nemotron_h",
+                             "nemotron_h_moe", "plamo2"}) {
+    if (arch == a) return true;
+  }
+  return false;
+}
+
+// Where llama.cpp divides by layer 0's head count without testing it for 0
+// (load_hparams itself only divides when n_head() > 0): the division, or
+// empty. SIGFPE, the process dies.
+std::string_view DivisionByHeadCount(std::string_view arch, uint32_t n_layer) {
+  if (arch == "olmo2" || arch == "phimoe") return "load_arch_tensors' n_embd / n_head, while loading";
+  // f_attention_scale of the 27B types (block_count 46 and 62)
+  if ((arch == "gemma2" && n_layer == 46) || (arch == "gemma3" && n_layer == 62)) {
+    return "the 27B attention scale n_embd / n_head(0) in load_arch_hparams, while loading";
+  }
+  if (arch == "deepseek2-ocr") return "the graph's n_embd / n_head(), when a context is created";
+  return {};
+}
+
+// GG4017 (errors: llama.cpp aborts or refuses) and GG4011 (warnings:
+// inconsistent, but nothing computes with the value) on every layer's head
+// counts, read as the loader reads them (HeadsOfLayer), scalar or per-layer
+// array. What aborts, checked against llama.cpp's CPU build (the loader
+// oracle's node-llama-cpp), loading the model and creating a context:
+//   - a layer with K/V tensors and 0 K/V heads: its K/V cache and views
+//     have 0 heads, and the copy of K into the cache asserts
+//     (ggml_set_rows: a->ne[0] == b->ne[0]) or ggml_reshape does;
+//   - a layer with K/V tensors and 0 query heads, in architectures that read
+//     head counts per layer (granite: ggml_reshape asserts);
+//   - query heads not a multiple of K/V heads on a layer with K/V tensors:
+//     grouped-query attention broadcasts K over Q, and ggml_mul_mat /
+//     ggml_flash_attn_ext assert ggml_can_mul_mat;
+//   - layer 0's head count 0 where DivisionByHeadCount names a division.
+// Architectures that read one head count for all layers (llama) ignore a
+// per-layer head_count array past layer 0; no converter writes one for them,
+// and it is read here as the per-layer architectures read it. A 0 on a layer
+// without K/V tensors is a recurrent or attention-free layer (jamba, plamo2,
+// deci, lfm2, granitehybrid write them) and passes.
+void CheckAttentionHeads(RuleContext& ctx, const KeyIndex& keys, std::optional<uint32_t> blocks) {
+  if (!IsTransformerArch(keys.arch()) || IsAdapter(keys)) return;
+  if (!blocks || *blocks == 0 || *blocks > kMaxLayers) return;  // GG4008, GG4011, GG4009
+  const uint32_t n_layer = *blocks;
   const KeyValue* heads_kv = keys.FindArch("attention.head_count");
   const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
-  std::optional<uint32_t> heads = keys.U32(heads_kv);
-  std::optional<uint32_t> kv_heads = keys.U32(kv_heads_kv);
-  if (heads == 0u) {
-    ctx.sink.Add(RuleId::kHyperparameterRange, heads_kv->value.offset,
-                 absl::StrCat("'", KeyName(*heads_kv), "' is 0: the head size is embedding_length / head_count"));
-  } else if (heads && kv_heads && *kv_heads > 0 && *heads % *kv_heads != 0) {
-    ctx.sink.Add(RuleId::kHyperparameterRange, kv_heads_kv->value.offset,
-                 absl::StrCat("head_count ", *heads, " is not a multiple of head_count_kv ", *kv_heads,
-                              ": grouped-query attention broadcasts K/V heads, and ggml_mul_mat asserts on it"));
+  if (heads_kv == nullptr) return;  // GG4008 for a model with tensors
+  const std::vector<const TensorInfo*> kv_tensors = KvTensorsByLayer(ctx.header, n_layer);
+  // A value given as a scalar holds for every layer: it is judged once, on
+  // the first layer with K/V tensors (else layer 0).
+  uint32_t first_attention = 0;
+  while (first_attention < n_layer && kv_tensors[first_attention] == nullptr) ++first_attention;
+  const uint32_t judged = first_attention < n_layer ? first_attention : 0;
+  const bool heads_scalar = heads_kv->value.type != ValueType::kArray;
+  const KeyValue* kv_at = kv_heads_kv != nullptr ? kv_heads_kv : heads_kv;  // head_count_kv defaults to head_count
+  const bool kv_scalar = kv_at->value.type != ValueType::kArray;
+  const bool pair_scalar = heads_scalar && kv_scalar;
+  const std::string_view division = DivisionByHeadCount(keys.arch(), n_layer);
+  RuleReporter error(ctx, RuleId::kAttentionHeads);
+  RuleReporter warning(ctx, RuleId::kHyperparameterRange);
+  const std::string arch = EscapeForDisplay(keys.arch(), 64);
+  auto layer = [](uint32_t il, bool scalar) {
+    return scalar ? absl::StrCat("layer ", il, " (one value for every layer)") : absl::StrCat("layer ", il);
+  };
+  auto tensor = [&](uint32_t il) { return EscapeForDisplay(kv_tensors[il]->name, 64); };
+  for (uint32_t il = 0; il < n_layer; ++il) {
+    const LayerHeads h = HeadsOfLayer(heads_kv, kv_heads_kv, il, n_layer);
+    if (!h.heads || !h.kv_heads) return;  // a shape llama.cpp refuses: GG4004, GG4010
+    const uint64_t heads = *h.heads, kv_heads = *h.kv_heads;
+    const bool attention = kv_tensors[il] != nullptr;
+    if (heads == 0) {
+      if (il == 0 && !division.empty()) {
+        error.Add(PerLayerOffset(*heads_kv, il), [&] {
+          return absl::StrCat("'", KeyName(*heads_kv), "' is 0 for layer 0: llama.cpp's ", arch,
+                              " code divides by it (", Sv(division), ") and dies of SIGFPE");
+        });
+      } else if ((heads_scalar && (il != judged || !division.empty())) || (!attention && !heads_scalar)) {
+        // judged once, or a recurrent / attention-free layer (jamba, plamo2, deci write them)
+      } else if (attention) {
+        error.Add(PerLayerOffset(*heads_kv, il), [&] {
+          return absl::StrCat("'", KeyName(*heads_kv), "' is 0 for ", layer(il, heads_scalar),
+                              ", which has attention K/V tensors ('", tensor(il),
+                              "'): llama.cpp shapes that layer's queries with 0 heads and refuses the tensors, or "
+                              "aborts (GGML_ASSERT in ggml_reshape) when a context is created");
+        });
+      } else {
+        warning.Add(heads_kv->value.offset, [&] {
+          return absl::StrCat("'", KeyName(*heads_kv), "' is 0 in a transformer: llama.cpp leaves the head size ",
+                              "(embedding_length / head_count) at 0. No layer has attention K/V tensors, so nothing ",
+                              "aborts, but attention tensors would be refused");
+        });
+      }
+      continue;
+    }
+    if (kv_heads == 0) {
+      if (attention && (!kv_scalar || il == judged) && !ZeroKvHeadsMarkALayerKind(keys.arch())) {
+        error.Add(PerLayerOffset(*kv_at, il), [&] {
+          return absl::StrCat("'", KeyName(*kv_at), "' is 0 for ", layer(il, kv_scalar),
+                              ", which has attention K/V tensors ('", tensor(il), "'): llama.cpp sizes that ",
+                              "layer's K/V cache and views with 0 heads and aborts (GGML_ASSERT in ggml_set_rows or ",
+                              "ggml_reshape) when a context is created, or refuses the tensors' shapes; ", arch,
+                              " has no layer kind without K/V heads");
+        });
+      }
+      continue;
+    }
+    if (heads % kv_heads == 0 || (pair_scalar && il != judged)) continue;
+    // The element that makes this layer's pair wrong: the K/V count's,
+    // unless only head_count is an array.
+    const KeyValue& at = !kv_scalar || heads_scalar ? *kv_at : *heads_kv;
+    const std::string pair = absl::StrCat(layer(il, pair_scalar), ": head_count ", heads,
+                                          " is not a multiple of head_count_kv ", kv_heads);
+    if (attention) {
+      error.Add(PerLayerOffset(at, il), [&] {
+        return absl::StrCat(pair, ", and the layer has attention K/V tensors ('", tensor(il),
+                            "'): grouped-query attention broadcasts K/V heads over query heads, and llama.cpp aborts ",
+                            "(GGML_ASSERT(ggml_can_mul_mat) in ggml_mul_mat or ggml_flash_attn_ext) when a context ",
+                            "is created");
+      });
+    } else {
+      warning.Add(PerLayerOffset(at, il), [&] {
+        return absl::StrCat(pair, ". The layer has no attention K/V tensors, so nothing computes with the pair; with ",
+                            "them llama.cpp aborts (GG4017)");
+      });
+    }
   }
 }
 
@@ -240,6 +387,9 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   }
   CheckArrayLengths(ctx, keys, blocks);
   CheckRanges(ctx, keys, has_tensors);
+  // Head counts matter to a loader that builds the model (vocab-only files
+  // stop before them).
+  if (has_tensors) CheckAttentionHeads(ctx, keys, blocks);
 }
 
 std::string Shape(const TensorInfo& t) {

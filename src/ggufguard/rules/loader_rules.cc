@@ -88,6 +88,19 @@ std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t 
   }
 }
 
+uint64_t PerLayerOffset(const KeyValue& kv, uint32_t il) {
+  const Value& v = kv.value;
+  if (v.type != ValueType::kArray) return v.offset;
+  return v.array.elements_offset + uint64_t{il} * (v.array.element_type == ValueType::kBool ? 1 : 4);
+}
+
+LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, uint32_t il, uint32_t n_layer) {
+  LayerHeads h;
+  h.heads = heads_kv == nullptr ? std::optional<uint64_t>(0) : PerLayerValue(heads_kv, il, n_layer);
+  h.kv_heads = kv_heads_kv == nullptr ? h.heads : PerLayerValue(kv_heads_kv, il, n_layer);
+  return h;
+}
+
 namespace {
 
 // A full-context KV cache: context_length x (per layer: K + V width) x 2
@@ -117,8 +130,9 @@ void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
   std::optional<uint32_t> value_len = keys.U32(keys.FindArch("attention.value_length"));
   uint64_t per_token = 0;  // K + V elements per token, all layers
   for (uint32_t il = 0; il < *n_layer; ++il) {
-    const uint64_t heads = PerLayerValue(heads_kv, il, *n_layer).value_or(0);
-    const uint64_t kv_heads = kv_heads_kv != nullptr ? PerLayerValue(kv_heads_kv, il, *n_layer).value_or(heads) : heads;
+    const LayerHeads layer = HeadsOfLayer(heads_kv, kv_heads_kv, il, *n_layer);
+    const uint64_t heads = layer.heads.value_or(0);
+    const uint64_t kv_heads = layer.kv_heads.value_or(heads);
     if (info->memory == ArchMemory::kHybrid && kv_heads == 0) continue;  // a recurrent layer
     auto width = [&](std::optional<uint32_t> head_len) -> uint64_t {
       if (head_len && kv_heads > 0) return SatMul(*head_len, kv_heads);

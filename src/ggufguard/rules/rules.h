@@ -94,6 +94,18 @@ void CheckTensorAllocation(RuleContext& ctx);
 // for every layer, or element `il` of a bool/u32/i32 array exactly n_layer
 // long; nullopt for any other shape (GG4004/GG4010's business).
 std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer);
+// Where a finding about that value points: element `il` of an array, the
+// value of a scalar.
+uint64_t PerLayerOffset(const KeyValue& kv, uint32_t il);
+// Layer `il`'s query and K/V head counts as llama.cpp's load_hparams sets
+// them (n_head(il), n_head_kv(il)): {arch}.attention.head_count, 0 when
+// absent, and head_count_kv, head_count's value when absent, each read by
+// PerLayerValue; nullopt where the loader refuses the value's shape.
+struct LayerHeads {
+  std::optional<uint64_t> heads;
+  std::optional<uint64_t> kv_heads;
+};
+LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, uint32_t il, uint32_t n_layer);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);
