@@ -60,14 +60,17 @@ TEST(PolicyFileTest, BaseLimitsSeveritiesAndDisabledRules) {
 
 TEST(PolicyFileTest, EveryLimitCanBeSetByName) {
   const std::vector<std::string_view> names = LimitFieldNames();
-  EXPECT_EQ(names.size(), 18u);
+  EXPECT_EQ(names.size(), 20u);
   for (std::string_view name : names) {
     const uint64_t value = name == "min_alignment" ? 2 : name == "max_nesting_depth" ? 3 : 7;
     absl::StatusOr<Policy> p = ParsePolicyJson("{\"limits\": {\"" + std::string(name) + "\": " + std::to_string(value) + "}}", "p");
     EXPECT_TRUE(p.ok()) << name << ": " << p.status();
   }
   Policy p = ParseOk(R"({"limits": {"max_findings_per_rule": 3, "max_vocab_size": 9, "max_list_entries": 12,
-                         "max_header_memory_bytes": 10, "max_chat_template_bytes": 11}})");
+                         "max_header_memory_bytes": 10, "max_chat_template_bytes": 11, "max_deep_bytes": 13,
+                         "max_deep_findings_per_tensor": 14}})");
+  EXPECT_EQ(p.limits.max_deep_bytes, 13u);
+  EXPECT_EQ(p.limits.max_deep_findings_per_tensor, 14u);
   EXPECT_EQ(p.limits.max_findings_per_rule, 3u);
   EXPECT_EQ(p.limits.max_vocab_size, 9u);
   EXPECT_EQ(p.limits.max_header_memory_bytes, 10u);

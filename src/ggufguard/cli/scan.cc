@@ -36,10 +36,11 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
-    "(default: every core). One result per file as soon as it is done, then a summary.\n"
+    "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
+    "each file's tensor data too (one thread per file: the files are the parallelism).\n"
     "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error\n";
 
 struct ScanOptions {
@@ -50,6 +51,7 @@ struct ScanOptions {
   std::optional<std::string> files_from;
   std::optional<bool> nul;
   bool hash = false;  // SHA-256 of each whole file
+  bool deep = false;  // each file's tensor data, on the file's worker thread
   std::vector<std::string> paths;
 };
 
@@ -84,6 +86,8 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       if (!o.files_from) return std::nullopt;
     } else if (a == "--hash") {
       o.hash = true;
+    } else if (a == "--deep") {
+      o.deep = true;
     } else if (a == "--null" || a == "-0") {
       o.nul = true;
     } else if (a == "--recursive" || a == "-r") {
@@ -298,11 +302,11 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
   return !reader.error();
 }
 
-FileOutcome ValidatePath(const std::string& path, const Policy& policy, bool hash,
+FileOutcome ValidatePath(const std::string& path, const Policy& policy, bool hash, bool deep,
                          std::optional<ValidatedFile>* keep, std::string* io_error) {
   absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
   if (source.ok()) {
-    absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy);
+    absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy, {}, DeepOptions{.enabled = deep, .jobs = 1});
     if (file.ok() && hash) {
       absl::StatusOr<std::string> digest = HashSource(**source);
       if (digest.ok()) {
@@ -358,7 +362,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
-        const FileOutcome outcome = ValidatePath(e->path, *policy, o->hash, &validated, &io_error);
+        const FileOutcome outcome = ValidatePath(e->path, *policy, o->hash, o->deep, &validated, &io_error);
         raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }
