@@ -70,18 +70,28 @@ struct Chunk {
   size_t item;
   uint64_t first_unit;
   uint64_t units;
+  size_t slot;  // where a piece of a split item keeps its result; kWhole: the item's own
 };
+constexpr size_t kWhole = SIZE_MAX;
 
-std::vector<Chunk> SplitIntoChunks(const DeepPlan& plan, uint64_t source_size, size_t chunk_bytes) {
+// An item that fits one chunk writes its own result; only the pieces of a
+// larger one (more than chunk_bytes, so few) get a slot each, merged in order
+// afterwards. A million tiny tensors then cost one Chunk each, no more.
+std::vector<Chunk> SplitIntoChunks(const DeepPlan& plan, uint64_t source_size, size_t chunk_bytes, size_t* slots) {
   std::vector<Chunk> chunks;
+  *slots = 0;
   for (size_t i = 0; i < plan.items.size(); ++i) {
     const DeepItem& item = plan.items[i];
     const uint64_t w = item.check->unit_bytes;
     uint64_t end = 0;
     if (!CheckedAdd(item.offset, item.units * w, &end) || end > source_size) continue;  // never finished
     const uint64_t per_chunk = std::max<uint64_t>(1, chunk_bytes / w);
+    if (item.units <= per_chunk) {
+      chunks.push_back({i, 0, item.units, kWhole});
+      continue;
+    }
     for (uint64_t u = 0; u < item.units; u += per_chunk) {
-      chunks.push_back({i, u, std::min(per_chunk, item.units - u)});
+      chunks.push_back({i, u, std::min(per_chunk, item.units - u), (*slots)++});
     }
   }
   return chunks;
@@ -93,8 +103,9 @@ absl::Status RunDeepOnSource(const DeepPlan& plan, ByteSource& source, const Dee
                              std::vector<DeepItemResult>* results) {
   results->assign(plan.items.size(), DeepItemResult{});
   const size_t chunk_bytes = std::max<size_t>(options.chunk_bytes, 512);
-  const std::vector<Chunk> chunks = SplitIntoChunks(plan, source.size(), chunk_bytes);
-  std::vector<DeepItemResult> done(chunks.size());
+  size_t slots = 0;
+  const std::vector<Chunk> chunks = SplitIntoChunks(plan, source.size(), chunk_bytes, &slots);
+  std::vector<DeepItemResult> pieces(slots);
   const absl::Span<const uint8_t> memory = source.Memory();
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(chunks.size(), 1)));
@@ -102,31 +113,39 @@ absl::Status RunDeepOnSource(const DeepPlan& plan, ByteSource& source, const Dee
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::vector<absl::Status> status(jobs);
+  // A chunk is read in pieces of read_bytes (whole units), so that the
+  // buffer the kernel reads back stays in the core's L2 (docs/performance.md,
+  // "Deep validation"); the chunk list stays at chunk_bytes granularity.
+  const size_t read_bytes = std::max<size_t>(std::min(options.read_bytes, chunk_bytes), 512);
   auto work = [&](unsigned worker) {
     std::unique_ptr<uint8_t[]> buffer;
-    if (memory.empty()) buffer.reset(new uint8_t[chunk_bytes]);
+    if (memory.empty()) buffer.reset(new uint8_t[read_bytes]);
     for (size_t c = next++; c < chunks.size() && !failed; c = next++) {
       const Chunk& chunk = chunks[c];
       const DeepItem& item = plan.items[chunk.item];
       const uint64_t w = item.check->unit_bytes;
       const uint64_t offset = item.offset + chunk.first_unit * w;  // inside the source: SplitIntoChunks
-      const size_t n = static_cast<size_t>(chunk.units * w);
-      DeepItemResult& r = done[c];
+      DeepItemResult& r = chunk.slot == kWhole ? (*results)[chunk.item] : pieces[chunk.slot];
       r.units_done = chunk.units;
       if (item.check->kind == DataCheckKind::kNothing) continue;  // integers: nothing to read
-      const uint8_t* p = nullptr;
       if (!memory.empty()) {
-        p = memory.data() + offset;
-      } else {
-        absl::Status s = source.ReadAt(offset, absl::Span<uint8_t>(buffer.get(), n));
+        r.bad_values = CheckDataUnits(*item.check, plan.order, memory.data() + offset, chunk.units, chunk.first_unit,
+                                      plan.max_listed, &r.listed);
+        continue;
+      }
+      const uint64_t per_read = std::max<uint64_t>(1, read_bytes / w);  // a unit is <= 292 bytes <= read_bytes
+      for (uint64_t u = 0; u < chunk.units; u += per_read) {
+        const uint64_t k = std::min(per_read, chunk.units - u);
+        absl::Status s = source.ReadAt(offset + u * w, absl::Span<uint8_t>(buffer.get(), static_cast<size_t>(k * w)));
         if (!s.ok()) {
           status[worker] = std::move(s);
           failed = true;
           return;
         }
-        p = buffer.get();
+        // The listed values accumulate in unit order, up to max_listed.
+        r.bad_values += CheckDataUnits(*item.check, plan.order, buffer.get(), k, chunk.first_unit + u,
+                                       plan.max_listed, &r.listed);
       }
-      r.bad_values = CheckDataUnits(*item.check, plan.order, p, chunk.units, chunk.first_unit, plan.max_listed, &r.listed);
     }
   };
   if (jobs <= 1) {
@@ -142,11 +161,13 @@ absl::Status RunDeepOnSource(const DeepPlan& plan, ByteSource& source, const Dee
   }
   // Chunks are in unit order within each item: merging in chunk order lists
   // the item's first bad values whatever the number of workers.
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    DeepItemResult& into = (*results)[chunks[c].item];
-    into.units_done += done[c].units_done;
-    into.bad_values += done[c].bad_values;
-    for (const BadValue& b : done[c].listed) {
+  for (const Chunk& c : chunks) {
+    if (c.slot == kWhole) continue;
+    DeepItemResult& into = (*results)[c.item];
+    const DeepItemResult& piece = pieces[c.slot];
+    into.units_done += piece.units_done;
+    into.bad_values += piece.bad_values;
+    for (const BadValue& b : piece.listed) {
       if (into.listed.size() >= plan.max_listed) break;
       into.listed.push_back(b);
     }
@@ -224,6 +245,8 @@ void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vecto
     const GgmlTypeInfo* info = FindGgmlType(header.tensors[tensor].ggml_type);
     return info ? info->name : std::string_view("?");
   };
+  // At most max_list_entries of each kind are kept: the summary lists no
+  // more than that, and a million tensors must not cost a million entries.
   std::vector<DeepTensorResult> bad, clean;
   for (size_t i = 0; i < plan.items.size() && i < results.size(); ++i) {
     const DeepItem& item = plan.items[i];
@@ -237,7 +260,12 @@ void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vecto
     ++summary->checked_tensors;
     summary->checked_bytes += item.units * w;
     summary->bad_values += r.bad_values;
-    (r.bad_values ? bad : clean).push_back({item.tensor, item.units * w, r.bad_values});
+    std::vector<DeepTensorResult>& kind = r.bad_values ? bad : clean;
+    if (kind.size() < max_list_entries) {
+      kind.push_back({item.tensor, item.units * w, r.bad_values});
+    } else {
+      ++summary->tensors_suppressed;
+    }
     if (!r.bad_values || !sink.Enabled(RuleId::kTensorDataNonFinite)) continue;
     const bool blocks = item.check->kind != DataCheckKind::kF32 && item.check->kind != DataCheckKind::kF64 &&
                         item.check->kind != DataCheckKind::kF16 && item.check->kind != DataCheckKind::kBF16;
