@@ -186,22 +186,25 @@ absl::StatusOr<bool> FileView::AllZero(uint64_t offset, uint64_t n, uint64_t* fi
       return map_->AllZero(offset, end - offset, first_nonzero);
     } else {
       if (source_ == nullptr) return absl::InternalError("read past the prefix without a source");
-      if (offset < window_offset_ || offset >= window_offset_ + window_.size()) {
+      if (offset < window_offset_ || offset >= window_offset_ + window_size_) {
         if (end - offset >= kHoleWorthAsking) {
           offset = std::min(end, std::max(offset, source_->NextData(offset)));
           if (offset == end) break;
         }
         window_offset_ = offset;
         const uint64_t wanted = std::clamp(end - offset, kMinWindow, kMaxWindow);
-        window_.resize(std::min<uint64_t>(wanted, size_ - offset));
-        absl::Status s = source_->ReadAt(offset, absl::MakeSpan(window_));
-        if (!s.ok()) {
-          window_.clear();
-          return s;
+        const size_t size = static_cast<size_t>(std::min<uint64_t>(wanted, size_ - offset));  // <= 1 MiB
+        if (size > window_capacity_) {
+          window_.reset(new uint8_t[size]);
+          window_capacity_ = size;
         }
+        window_size_ = 0;
+        absl::Status s = source_->ReadAt(offset, absl::Span<uint8_t>(window_.get(), size));
+        if (!s.ok()) return s;
+        window_size_ = size;
       }
-      p = window_.data() + (offset - window_offset_);
-      avail = window_.size() - (offset - window_offset_);
+      p = window_.get() + (offset - window_offset_);
+      avail = window_size_ - (offset - window_offset_);
     }
     const uint64_t take = std::min(avail, end - offset);
     const uint64_t i = FirstNonZero(p, take);

@@ -179,7 +179,11 @@ class FileView {
   ByteSource* source_;
   const StreamZeroMap* map_ = nullptr;
   uint64_t size_;
-  std::vector<uint8_t> window_;
+  // Not a std::vector: resizing one zero-fills up to 1 MiB before each read
+  // that overwrites it anyway. Grown, never shrunk; left uninitialised.
+  std::unique_ptr<uint8_t[]> window_;
+  size_t window_capacity_ = 0;
+  size_t window_size_ = 0;  // bytes of window_ that hold the file from window_offset_
   uint64_t window_offset_ = 0;
 };
 
