@@ -40,7 +40,7 @@ constexpr DataCheck kChecks[] = {
     Dm(144, 0, "dmin"),           // 12 Q4_K {d, dmin; scales[12]; qs[128]}
     Dm(176, 0, "dmin"),           // 13 Q5_K {d, dmin; scales[12]; qh[32]; qs[128]}
     D(210, 208),                  // 14 Q6_K {ql[128]; qh[64]; scales[16]; d}
-    Elements(K::kBlockF32, 292),  // 15 Q8_K {float d; qs[256]; bsums[16]}
+    DataCheck{K::kBlockF32, 292, 1, {0, 0}, {"d", ""}},  // 15 Q8_K {float d; qs[256]; bsums[16]}
     D(66, 0),                     // 16 IQ2_XXS {d; qs[32] u16}
     D(74, 0),                     // 17 IQ2_XS {d; qs[32] u16; scales[8]}
     D(98, 0),                     // 18 IQ3_XXS {d; qs[96]}
