@@ -750,6 +750,23 @@ TEST(DeepValidateTest, Q8_1IsUncheckable) {
   EXPECT_EQ(StrictPolicy().SeverityOf(RuleId::kTensorDataUncheckable), Severity::kError);
 }
 
+// A file that ends before its data section (GG6008): the GG6010 note points
+// at the end of the file, not past it (found by validate_fuzzer;
+// corpus/regressions/deep-limit-note-past-the-end.gguf).
+TEST(DeepValidateTest, TheLimitNoteOfAFileCutBeforeItsDataIsInsideTheFile) {
+  const BuiltFile whole = ModelWith(kF16, 700, {});
+  BuiltFile cut = whole;
+  cut.bytes.resize(whole.header_end + 1);
+  ASSERT_LT(cut.bytes.size(), whole.data_offset);
+  Policy policy = DefaultPolicy();
+  policy.limits.max_deep_bytes = 0;
+  const Report r = ValidateBytes(cut.bytes, policy, DeepOptions{.enabled = true});
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kMissingTensorData)) << Describe(r);
+  EXPECT_TRUE(testing::HasFinding(r, RuleId::kDeepCheckLimit, cut.bytes.size()));
+  for (const Finding& f : r.findings) EXPECT_LE(f.offset, cut.bytes.size()) << Describe(r);
+  ExpectEveryRouteAgrees(cut, policy, r, "cut before the data");
+}
+
 // A tensor the file does not finish is left to the layout rules (GG6002):
 // no value of it is reported, by any route, even one in the bytes present.
 TEST(DeepValidateTest, ACutTensorIsNotReported) {

@@ -82,7 +82,7 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, ByteS
       std::vector<DeepItemResult> results;
       s = RunDeepOnSource(plan, source, deep, &results);
       if (!s.ok()) return s;
-      ReportDeep(report.header, plan, results, policy.limits.max_list_entries, sink, &report.deep);
+      ReportDeep(report.header, plan, results, file.size(), policy.limits.max_list_entries, sink, &report.deep);
     }
   }
   CloseReport(report, sink);
@@ -334,7 +334,10 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     absl::Status s = RunFileRules(report, view, *sink, policy);
     if (!s.ok()) return s;
   }
-  if (deep) ReportDeep(report.header, *deep_plan, deep->TakeResults(), policy.limits.max_list_entries, *sink, &report.deep);
+  if (deep) {
+    ReportDeep(report.header, *deep_plan, deep->TakeResults(), size, policy.limits.max_list_entries, *sink,
+               &report.deep);
+  }
   if (stopped) {
     report.coverage = Report::Coverage::kStoppedAtError;  // the size is "at least"
   } else if (options.hash) {

@@ -238,7 +238,7 @@ void DeepStreamChecker::Feed(uint64_t position, const uint8_t* p, size_t n) {
 }
 
 void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vector<DeepItemResult>& results,
-                uint32_t max_list_entries, FindingSink& sink, DeepSummary* summary) {
+                uint64_t file_size, uint32_t max_list_entries, FindingSink& sink, DeepSummary* summary) {
   *summary = DeepSummary{};
   summary->ran = true;
   auto type_name = [&](uint32_t tensor) {
@@ -293,14 +293,15 @@ void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vecto
                           "and its data was not checked"));
   }
   for (uint32_t tensor : plan.overlapping) summary->unchecked_bytes += header.tensors[tensor].byte_size;
+  const uint64_t data_section = std::min(header.data_offset, file_size);
   if (plan.limited_tensors > 0) {
     summary->unchecked_bytes += plan.unplanned_bytes;
-    sink.Add(RuleId::kDeepCheckLimit, header.data_offset,
+    sink.Add(RuleId::kDeepCheckLimit, data_section,
              absl::StrCat("max_deep_bytes reached: ", plan.unplanned_bytes, " bytes of ", plan.limited_tensors,
                           " tensors were not checked"));
   }
   if (!plan.overlapping.empty()) {
-    sink.Add(RuleId::kDeepCheckLimit, header.data_offset,
+    sink.Add(RuleId::kDeepCheckLimit, data_section,
              absl::StrCat(plan.overlapping.size(), " tensors overlapping an earlier tensor's data were not checked"));
   }
   for (auto* list : {&bad, &clean}) {

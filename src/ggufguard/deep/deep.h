@@ -110,8 +110,10 @@ class DeepStreamChecker {
 
 // Turns the results into findings (GG6009-GG6011) and the summary. A tensor
 // whose data the run did not finish (the file ended first) gives none.
+// `file_size`: GG6010 points at the data section, or at the end of a file
+// that ends before it (every finding points inside the file).
 void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vector<DeepItemResult>& results,
-                uint32_t max_list_entries, FindingSink& sink, DeepSummary* summary);
+                uint64_t file_size, uint32_t max_list_entries, FindingSink& sink, DeepSummary* summary);
 
 }  // namespace ggufguard
 
