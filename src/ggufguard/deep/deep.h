@@ -28,7 +28,8 @@ namespace ggufguard {
 struct DeepOptions {
   bool enabled = false;
   unsigned jobs = 0;                          // worker threads; 0: one per core
-  size_t chunk_bytes = size_t{4} << 20;       // one read, one worker's buffer
+  size_t chunk_bytes = size_t{4} << 20;       // one worker's share of the data at a time
+  size_t read_bytes = size_t{256} << 10;      // one pread, one worker's buffer (L2-sized)
 };
 
 // What the deep check found, per tensor and in all (the JSON report's
