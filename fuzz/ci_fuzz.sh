@@ -5,14 +5,17 @@
 #      every fuzzer;
 #   3. fuzzes each fuzzer for FUZZ_SECONDS (default 60) from a scratch copy of
 #      corpus/, with the settings of fuzz/<fuzzer>.options (dict, max_len,
-#      rss_limit_mb=2048, timeout=1).
+#      rss_limit_mb=2048, timeout=1); parse_fuzzer and data_kernel_fuzzer
+#      share one fuzzer's time (FUZZ_SECONDS/2 each: every input of
+#      validate_fuzzer and prefix_fuzzer is parsed too, and the data kernels'
+#      input space is small).
 # Fails (exit 1) on any crash, invariant break, sanitizer report, leak, slow
 # input (over 1 s) or out-of-memory; the input is kept under
 # build/fuzz/artifacts/ and the command that reproduces it is printed.
-# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 108
-# per fuzzer (6 fuzzers).
+# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 90
+# (7 fuzzers, 6 shares of time).
 #
-#   bash fuzz/ci_fuzz.sh                # 6 x 60 s
+#   bash fuzz/ci_fuzz.sh                # 6 x 60 s in all
 #   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
 #   FUZZ_SECONDS=0 bash fuzz/ci_fuzz.sh # build and replay only
 set -euo pipefail
@@ -22,8 +25,16 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer)
-max_seconds=$(( 540 / ${#fuzzers[@]} ))
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer)
+# Seconds of fuzzing per fuzzer: a whole share, or half of one.
+seconds_of() {
+  case $1 in
+    parse_fuzzer | data_kernel_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
+    *) echo "$FUZZ_SECONDS" ;;
+  esac
+}
+shares=$(( ${#fuzzers[@]} - 1 ))
+max_seconds=$(( 540 / shares ))
 if (( FUZZ_SECONDS > max_seconds )); then
   echo "ci_fuzz: FUZZ_SECONDS=$FUZZ_SECONDS would take over 10 minutes for ${#fuzzers[@]} fuzzers; using $max_seconds" >&2
   FUZZ_SECONDS=$max_seconds
@@ -46,7 +57,16 @@ find "$scratch/seed" -name '*.md' -delete
 # template_fuzzer starts from the project's chat templates instead.
 mkdir -p "$scratch/seed-templates"
 find tests/data/chat_templates -name '*.jinja' -exec cp {} "$scratch/seed-templates/" \;
-seed_of() { [[ $1 == template_fuzzer ]] && echo "$scratch/seed-templates" || echo "$scratch/seed"; }
+# data_kernel_fuzzer from its own seeds (a type byte, a flags byte, data).
+mkdir -p "$scratch/seed-data-kernel"
+cp fuzz/seeds/data_kernel_fuzzer/* "$scratch/seed-data-kernel/"
+seed_of() {
+  case $1 in
+    template_fuzzer) echo "$scratch/seed-templates" ;;
+    data_kernel_fuzzer) echo "$scratch/seed-data-kernel" ;;
+    *) echo "$scratch/seed" ;;
+  esac
+}
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -81,7 +101,7 @@ for f in "${fuzzers[@]}"; do
   set +e
   (cd "$scratch" && "$bin/$f" -runs=0 -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/$f-" \
       "$scratch/seed/valid" "$scratch/seed/rules" "$scratch/seed/policies" "$scratch/seed/regressions" \
-      "$scratch/seed-templates") >"$log" 2>&1
+      "$scratch/seed-templates" "$scratch/seed-data-kernel") >"$log" 2>&1
   rc=$?
   set -e
   if report "$f" "$log" "$rc"; then
@@ -95,14 +115,14 @@ if (( FUZZ_SECONDS == 0 )); then
   exit 0
 fi
 
-echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s"
+echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s (parse_fuzzer and data_kernel_fuzzer $(seconds_of parse_fuzzer)s)"
 printf '%-16s %10s %8s %8s %12s\n' fuzzer execs cov ft corpus
 for f in "${fuzzers[@]}"; do
   options_flags "$f"
   mkdir -p "$scratch/work-$f"
   log=$artifacts/$f-fuzz.log
   set +e
-  (cd "$scratch" && "$bin/$f" "${FLAGS[@]}" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+  (cd "$scratch" && "$bin/$f" "${FLAGS[@]}" -max_total_time="$(seconds_of "$f")" -print_final_stats=1 \
       -artifact_prefix="$artifacts/$f-" "$scratch/work-$f" "$(seed_of "$f")") >"$log" 2>&1
   rc=$?
   set -e
@@ -115,4 +135,4 @@ if (( failed != 0 )); then
   echo "ci_fuzz: FAILED (logs and inputs in $artifacts)"
   exit 1
 fi
-echo "ci_fuzz: passed (${#fuzzers[@]} fuzzers x ${FUZZ_SECONDS}s, no crash, leak, timeout or OOM)"
+echo "ci_fuzz: passed (${#fuzzers[@]} fuzzers, ${shares} x ${FUZZ_SECONDS}s in all, no crash, leak, timeout or OOM)"

@@ -14,10 +14,20 @@
 //   - strict is never more lenient than default;
 //   - RenderText (both policies), RenderJson, RenderSarif and RenderInspect
 //     (default policy) are printable ASCII; RenderJson and RenderSarif parse
-//     back (nlohmann::json) with one entry per finding and the same verdict.
+//     back (nlohmann::json) with one entry per finding and the same verdict;
+//   - --deep (default policy, with max_deep_findings_per_tensor and
+//     max_deep_bytes taken from the input's hash, one job, small chunks):
+//     the report keeps every promise above, its findings are the plain
+//     report's plus GG6009-GG6011 only, it runs exactly when the header
+//     parsed, checks at most max_deep_bytes and never more bytes (checked
+//     and unchecked) than the tensors hold, lists at most the cap (plus the
+//     "in all" line) per tensor, and its JSON (when it found something)
+//     renders and parses back.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_common.h"
 #include "ggufguard/report/render.h"
@@ -80,6 +90,95 @@ void CheckRenderers(const Report& r, const Policy& policy, bool check_sarif) {
                        "RenderSarif: one result per finding");
 }
 
+bool IsDeepRule(RuleId id) {
+  return id == RuleId::kTensorDataNonFinite || id == RuleId::kDeepCheckLimit || id == RuleId::kTensorDataUncheckable;
+}
+
+// --deep on the same bytes, under a policy whose deep limits come from the
+// input's hash (the cap 0..3 or the default; no byte budget, or a small one).
+void CheckDeep(absl::Span<const uint8_t> bytes, const Report& plain, uint64_t hash) {
+  Policy policy = DefaultPolicy();
+  if (hash & 4) policy.limits.max_deep_findings_per_tensor = static_cast<uint32_t>((hash >> 3) % 4);
+  if (hash & 32) policy.limits.max_deep_bytes = (hash >> 6) % 4096;
+  const DeepOptions options{.enabled = true, .jobs = 1, .chunk_bytes = 512 + (hash >> 20) % 2048};
+  const Report r = ValidateBytes(bytes, policy, options);
+  CheckReport(r, bytes, bytes, policy);
+
+  const DeepSummary& d = r.deep;
+  GGUFGUARD_FUZZ_CHECK(d.ran == r.header_parsed, "--deep ran " + std::to_string(d.ran) + " with header_parsed " +
+                                                     std::to_string(r.header_parsed));
+  // Deep only adds its own findings: everything else is the plain report.
+  std::vector<Finding> others;
+  size_t deep_findings = 0, non_finite = 0;
+  for (const Finding& f : r.findings) {
+    if (IsDeepRule(f.rule)) {
+      ++deep_findings;
+      non_finite += f.rule == RuleId::kTensorDataNonFinite;
+    } else {
+      others.push_back(f);
+    }
+  }
+  bool same = others.size() == plain.findings.size();
+  for (size_t i = 0; same && i < others.size(); ++i) {
+    const Finding& x = others[i];
+    const Finding& y = plain.findings[i];
+    same = x.rule == y.rule && x.severity == y.severity && x.offset == y.offset && x.message == y.message;
+  }
+  GGUFGUARD_FUZZ_CHECK(same, "--deep changed the other findings\n  plain:" + FindingsString(plain.findings) +
+                                 "\n  deep:" + FindingsString(r.findings));
+  std::map<RuleId, uint64_t> suppressed = r.suppressed;
+  for (auto it = suppressed.begin(); it != suppressed.end();) it = IsDeepRule(it->first) ? suppressed.erase(it) : ++it;
+  GGUFGUARD_FUZZ_CHECK(suppressed == plain.suppressed, "--deep changed the other rules' suppressed counts");
+  GGUFGUARD_FUZZ_CHECK(plain.valid() || !r.valid(), "--deep accepts what the plain check rejects");
+  if (!d.ran) {
+    GGUFGUARD_FUZZ_CHECK(deep_findings == 0 && d.checked_bytes == 0 && d.tensors.empty(),
+                         "deep findings without a deep run:" + FindingsString(r.findings));
+    return;
+  }
+
+  // Bytes: never more than the tensors hold, never more checked than allowed.
+  uint64_t tensor_bytes = 0;
+  bool saturated = false;  // the sizes add up past 2^64: nothing to compare
+  for (const TensorInfo& t : r.header.tensors) {
+    if (t.size_known && __builtin_add_overflow(tensor_bytes, t.byte_size, &tensor_bytes)) saturated = true;
+  }
+  GGUFGUARD_FUZZ_CHECK(d.checked_bytes <= policy.limits.max_deep_bytes,
+                       "checked " + std::to_string(d.checked_bytes) + " bytes past max_deep_bytes " +
+                           std::to_string(policy.limits.max_deep_bytes));
+  uint64_t seen = 0;
+  const bool seen_overflows = __builtin_add_overflow(d.checked_bytes, d.unchecked_bytes, &seen);
+  GGUFGUARD_FUZZ_CHECK(saturated || (!seen_overflows && seen <= tensor_bytes),
+                       "checked " + std::to_string(d.checked_bytes) + " + unchecked " +
+                           std::to_string(d.unchecked_bytes) + " bytes exceed the tensors' " +
+                           std::to_string(tensor_bytes));
+  GGUFGUARD_FUZZ_CHECK(d.checked_tensors <= r.header.tensors.size(), "more tensors checked than there are");
+  // The per-tensor list: bounded, indices valid, counts within the total.
+  GGUFGUARD_FUZZ_CHECK(d.tensors.size() <= policy.limits.max_list_entries, "deep tensor list over max_list_entries");
+  uint64_t listed_bad = 0, listed_bytes = 0;
+  for (const DeepTensorResult& t : d.tensors) {
+    GGUFGUARD_FUZZ_CHECK(t.tensor < r.header.tensors.size(), "deep result for tensor " + std::to_string(t.tensor));
+    listed_bad += t.bad_values;
+    listed_bytes += t.checked_bytes;
+  }
+  GGUFGUARD_FUZZ_CHECK(listed_bad <= d.bad_values && listed_bytes <= d.checked_bytes,
+                       "per-tensor deep results exceed the totals");
+  // GG6009: nothing when nothing was bad; otherwise at most the cap plus the
+  // "in all" line per tensor, and never more lines than bad values plus one
+  // per tensor.
+  if (d.bad_values == 0) {
+    GGUFGUARD_FUZZ_CHECK(non_finite == 0 && !r.suppressed.count(RuleId::kTensorDataNonFinite),
+                         "GG6009 without a bad value:" + FindingsString(r.findings));
+  } else {
+    const uint64_t per_tensor = uint64_t{policy.limits.max_deep_findings_per_tensor} + 1;
+    GGUFGUARD_FUZZ_CHECK(non_finite <= d.checked_tensors * per_tensor && non_finite <= d.bad_values + d.checked_tensors,
+                         std::to_string(non_finite) + " GG6009 findings for " + std::to_string(d.bad_values) +
+                             " bad values in " + std::to_string(d.checked_tensors) + " tensors");
+    GGUFGUARD_FUZZ_CHECK(non_finite > 0 || r.suppressed.count(RuleId::kTensorDataNonFinite),
+                         "bad values but no GG6009");
+  }
+  if (deep_findings > 0) CheckRenderers(r, policy, false);
+}
+
 }  // namespace
 }  // namespace ggufguard::fuzz
 
@@ -101,5 +200,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   GGUFGUARD_FUZZ_CHECK(lenient.header_parsed == strict.header_parsed, "policies parse differently");
   GGUFGUARD_FUZZ_CHECK(lenient.valid() || !strict.valid(),
                        "strict accepts what default rejects:" + FindingsString(lenient.findings));
+
+  CheckDeep(bytes, lenient, InputHash(data, size));
   return 0;
 }
