@@ -70,8 +70,10 @@ bool HasRule(const Report& r, RuleId id) {
 }
 
 // The policy each reproducer is checked with (tests/tools/reproducer_policies.h,
-// shared with make_corpus): the default one, but for a few limits.
+// shared with make_corpus): the default one, but for a few limits; the rules
+// of the tensor data (GG6009-GG6011) with --deep.
 Policy ReproducerPolicy(RuleId id) { return corpus::PolicyForReproducer(id).policy; }
+DeepOptions ReproducerDeep(RuleId id) { return DeepOptions{.enabled = corpus::PolicyForReproducer(id).deep}; }
 
 // Rules with no reproducer at all, with the reason; keep docs/fuzzing.md in
 // step. Empty: every rule can be triggered by a small file.
@@ -129,7 +131,7 @@ TEST(CommittedCorpusTest, EveryReproducerTriggersItsRule) {
     ASSERT_NE(rule, nullptr) << name << ": no rule " << name.substr(0, 6) << " in the catalog (stale file?)";
     EXPECT_EQ(name, RuleCode(rule->id) + "-" + std::string(rule->name) + ".gguf") << "rule renamed?";
     const std::vector<uint8_t> bytes = ReadAll(path);
-    const Report report = ValidateBytes(bytes, ReproducerPolicy(rule->id));
+    const Report report = ValidateBytes(bytes, ReproducerPolicy(rule->id), ReproducerDeep(rule->id));
     EXPECT_TRUE(HasRule(report, rule->id)) << name << " does not trigger " << RuleCode(rule->id) << Describe(report);
     // A reproducer must not be accepted, unless its rule is never an error
     // under the policy it is checked with.

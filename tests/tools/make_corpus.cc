@@ -484,6 +484,17 @@ std::map<RuleId, Reproducer> Reproducers() {
   }
   add(RuleId::kTrailingBytes, OneTensor("a.weight", {8}, 0).set_trailing_bytes({'P', 'K', 3, 4}));
   add(RuleId::kMissingTensorData, OneTensor("a.weight", {8}, 0).set_omit_tensor_data(true));
+  // Checked with --deep: an F16 tensor whose element 5 is NaN (0x7e00, little-endian).
+  {
+    std::vector<uint8_t> data(2 * 8, 0);
+    data[10] = 0x00;
+    data[11] = 0x7e;
+    add(RuleId::kTensorDataNonFinite, OneTensor("a.weight", {8}, 1, TensorOptions{.data = data}));
+  }
+  // Checked with --deep and max_deep_bytes = 16: 32 bytes of F32 zeros, half checked.
+  add(RuleId::kDeepCheckLimit, OneTensor("a.weight", {8}, 0, TensorOptions{.fill = DataFill::kZeros}));
+  // Checked with --deep: a Q8_1 tensor (one 36-byte block of zeros).
+  add(RuleId::kTensorDataUncheckable, OneTensor("a.weight", {32}, 9, TensorOptions{.fill = DataFill::kZeros}));
 
   // 7xxx tokenizer
   auto vocab = [&](std::vector<std::string> tokens) {
@@ -809,13 +820,17 @@ int main(int argc, char** argv) {
       continue;
     }
     const ggufguard::corpus::ReproducerPolicy policy = ggufguard::corpus::PolicyForReproducer(rule.id);
-    ggufguard::Report report = ggufguard::ValidateBytes(it->second.bytes, policy.policy);
+    ggufguard::Report report =
+        ggufguard::ValidateBytes(it->second.bytes, policy.policy, ggufguard::DeepOptions{.enabled = policy.deep});
     if (!HasRule(report, rule.id)) {
       std::string got;
       for (const ggufguard::Finding& x : report.findings) got += " " + ggufguard::RuleCode(x.rule);
       Fail("rules/" + code + " does not trigger " + std::string(rule.name) + "; it gives:" + got);
     }
-    if (!policy.change.empty()) {
+    if (policy.deep) {
+      Warn(code + " " + std::string(rule.name) + " reads tensor data, which only --deep does; its reproducer is "
+           "checked with " + std::string(policy.change));
+    } else if (!policy.change.empty()) {
       Warn(code + " " + std::string(rule.name) + " cannot fire under the default policy in a file small enough to "
            "commit; its reproducer is checked with " + std::string(policy.change));
     }

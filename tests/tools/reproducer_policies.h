@@ -2,8 +2,9 @@
 // tests/tools/make_corpus.cc (which checks each file before writing it) and
 // tests/corpus_rules_test.cc. Most rules fire under the default policy; the
 // exceptions below are limits whose default is far above any file small
-// enough to commit, or a check the default policy leaves off. docs/fuzzing.md
-// lists them.
+// enough to commit, a check the default policy leaves off, or a rule of the
+// tensor data, which only a --deep validation reads. docs/fuzzing.md lists
+// them.
 #ifndef GGUFGUARD_TESTS_TOOLS_REPRODUCER_POLICIES_H_
 #define GGUFGUARD_TESTS_TOOLS_REPRODUCER_POLICIES_H_
 
@@ -18,10 +19,12 @@ struct ReproducerPolicy {
   Policy policy;
   // Empty for the default policy; otherwise what was changed, and why.
   std::string_view change;
+  // Validate with --deep (DeepOptions{.enabled = true}): GG6009-GG6011.
+  bool deep = false;
 };
 
 inline ReproducerPolicy PolicyForReproducer(RuleId id) {
-  ReproducerPolicy r{DefaultPolicy(), ""};
+  ReproducerPolicy r{DefaultPolicy(), "", false};
   switch (id) {
     case RuleId::kHeaderSizeLimit:
       r.policy.limits.max_header_bytes = 64;
@@ -42,6 +45,16 @@ inline ReproducerPolicy PolicyForReproducer(RuleId id) {
     case RuleId::kHeaderMemory:
       r.policy.limits.max_header_memory_bytes = 1024;
       r.change = "max_header_memory_bytes = 1024 (default 256 MiB)";
+      break;
+    case RuleId::kTensorDataNonFinite:
+    case RuleId::kTensorDataUncheckable:
+      r.deep = true;
+      r.change = "--deep (tensor data is read only with --deep)";
+      break;
+    case RuleId::kDeepCheckLimit:
+      r.deep = true;
+      r.policy.limits.max_deep_bytes = 16;
+      r.change = "--deep and max_deep_bytes = 16 (default: no limit)";
       break;
     default:
       break;
