@@ -257,7 +257,8 @@ void ExpectKernelsAgree(const ref::TypeRule& r, const uint8_t* p, uint64_t n, bo
         if (w.e8m0) {
           ASSERT_NE(text.find("0xff"), std::string::npos) << item << ": " << text;
         } else {
-          ASSERT_EQ(text.rfind(w.nan ? "NaN (0x" : w.negative ? "-inf (0x" : "+inf (0x", 0), 0u) << item << ": " << text;
+          const char* starts = w.nan ? "NaN (0x" : w.negative ? "-inf (0x" : "+inf (0x";
+          ASSERT_EQ(text.rfind(starts, 0), 0u) << item << ": " << text;
         }
         if (!IsElementType(r)) {
           ASSERT_EQ(std::string(check.field_name[g.field]), r.fields[w.field].name) << item;
@@ -326,7 +327,8 @@ TEST_P(DeepPlantTest, EachPlantedValueAloneIsFoundWhereItIs) {
           ASSERT_EQ(want.size(), 1u) << r.name << ": the reference does not see the planted value";
           ASSERT_EQ(want[0].unit, at);
           ASSERT_EQ(want[0].field, k);
-          const std::string where = absl::StrCat(f.name, " = 0x", absl::Hex(bits), " at unit ", at, odd ? " (odd address)" : "");
+          const std::string where =
+              absl::StrCat(f.name, " = 0x", absl::Hex(bits), " at unit ", at, odd ? " (odd address)" : "");
           ExpectKernelsAgree(r, p, n, be, at % 3 == 0 ? 0 : 1000003, {0, SIZE_MAX}, where);
           if (HasFailure()) return;
         }
@@ -432,7 +434,9 @@ BuiltFile ModelWith(uint32_t type, uint64_t n, const std::vector<Plant>& plants,
   const bool data_be = big_endian && r.unit_bytes > 8;  // blocks: in the file's order
   std::mt19937_64 rng(seed + type);
   std::vector<uint8_t> data = CleanUnits(r, n, data_be, rng);
-  for (const Plant& p : plants) ref::SetFieldBits(r.fields.at(p.field), data.data() + p.unit * r.unit_bytes, p.bits, data_be);
+  for (const Plant& p : plants) {
+    ref::SetFieldBits(r.fields.at(p.field), data.data() + p.unit * r.unit_bytes, p.bits, data_be);
+  }
   testing::TinyModel m = testing::MakeTinyModel();
   GgufBuilder b = m.Builder();
   b.set_default_fill(DataFill::kZeros).set_big_endian(big_endian);
@@ -520,8 +524,12 @@ void ExpectEveryRouteAgrees(const BuiltFile& f, const Policy& policy, const Repo
   const std::vector<std::string> want_lines = Lines(want);
   for (unsigned jobs : {1u, 3u}) {
     for (size_t chunk : {size_t{4} << 20, size_t{512}, size_t{1000}}) {
-      const DeepOptions deep{.enabled = true, .jobs = jobs, .chunk_bytes = chunk};
-      const std::string how = absl::StrCat(what, ", ", jobs, " jobs, chunks of ", chunk);
+      // A chunk read in pieces of 520 bytes (not a whole number of most
+      // units) as well as in one read.
+      const DeepOptions deep{
+          .enabled = true, .jobs = jobs, .chunk_bytes = chunk, .read_bytes = chunk == 1000 ? 520 : chunk};
+      const std::string how =
+          absl::StrCat(what, ", ", jobs, " jobs, chunks of ", chunk, ", reads of ", deep.read_bytes);
       EXPECT_EQ(Lines(ValidateBytes(f.bytes, policy, deep)), want_lines) << "in memory, " << how;
       const std::string path = testing::TempPath(absl::StrCat("deep_", jobs, "_", chunk, ".gguf"));
       testing::WriteFileBytes(path, f.bytes);
@@ -705,7 +713,8 @@ TEST(DeepValidateTest, MaxDeepBytesLeavesTheRestUncheckedWithANote) {
   const Report r = ValidateBytes(f.bytes, policy, DeepOptions{.enabled = true});
   EXPECT_EQ(DeepLines(r),
             (std::vector<std::string>{
-                absl::StrCat("GG6010@", f.data_offset, " max_deep_bytes reached: 1200 bytes of 1 tensors were not checked"),
+                absl::StrCat("GG6010@", f.data_offset,
+                             " max_deep_bytes reached: 1200 bytes of 1 tensors were not checked"),
                 absl::StrCat("GG6009@", PlantOffset(f, kF16, {50, 0, 0x7e00}), " ",
                              BadValueMessage(kF16, {50, 0, 0x7e00}))}))
       << Describe(r);

@@ -133,7 +133,8 @@ inline const std::vector<TypeRule>& TypeRules() {
       {28, "F64", V::kChecked, 8, {{0, D::kF64, ""}}},
       // block_iq1_m {uint8_t qs[QK_K/8]; uint8_t qh[QK_K/16]; uint8_t scales[QK_K/32];}: the scale
       // is read from scales[] as four uint16_t
-      {29, "IQ1_M", V::kChecked, kQK_K / 8 + kQK_K / 16 + kQK_K / 32, {{kQK_K / 8 + kQK_K / 16, D::kIq1mScale, "scale"}}},
+      {29, "IQ1_M", V::kChecked, kQK_K / 8 + kQK_K / 16 + kQK_K / 32,
+       {{kQK_K / 8 + kQK_K / 16, D::kIq1mScale, "scale"}}},
       {30, "BF16", V::kChecked, 2, {{0, D::kBf16, ""}}},
       {31, "Q4_0_4_4", V::kNotAType, 0, {}},
       {32, "Q4_0_4_8", V::kNotAType, 0, {}},
