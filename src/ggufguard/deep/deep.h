@@ -71,9 +71,11 @@ struct DeepPlan {
   uint64_t limited_tensors = 0;  // tensors cut or left out by max_deep_bytes
 };
 
-// Every tensor with a known size and offset, in file order. `file_size`:
-// tensors ending past it are left out (on a stream, UINT64_MAX: a tensor the
-// stream does not finish is never reported, which comes to the same).
+// Every tensor with a known size and offset, in file order. Tensors that end
+// past the file are planned all the same: the source runner leaves them
+// undone, a stream never finishes them, and ReportDeep reports neither.
+// max_deep_bytes counts the bytes a kernel reads, so integer and NVFP4
+// tensors (nothing to check but their bounds) do not use it up.
 DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy);
 
 // One item's outcome. Produced by either runner; `units_done` < the item's
