@@ -240,8 +240,23 @@ bool CheckBlocksLe(const DataCheck& c, ByteOrder order, const uint8_t* p, uint64
     return false;
   }
   const uint32_t at = c.kind == K::kBlockF16 ? c.field_offset[0] : 0;
+  const bool prefetch = n > (uint64_t{1} << 20) / w;
   for (uint64_t b = 0; b < n; b += kBatchUnits) {
     const uint64_t e = n - b < kBatchUnits ? n : b + kBatchUnits;
+    // The lines of the next batch's fields, asked for before this batch is
+    // read: a load of 1-4 bytes per block does not keep enough lines in
+    // flight to stream from DRAM (bench/deep_bench, 64 MiB, best of 3: Q4_0
+    // 5.3 -> 6.7 GB/s, Q8_0 6.4 -> 7.8, MXFP4 5.0 -> 7.7). Every line for
+    // blocks of up to 64 bytes, the field's line of each block for longer
+    // ones (whose other lines the screen never reads); only addresses inside
+    // [p, p + n * w). Not for a span of L2's size or less: that is a pread's
+    // buffer, just written and in cache, where the prefetches only cost
+    // (1 MiB: Q4_K 124 -> 75 GB/s, Q8_0 30 -> 23).
+    if (prefetch && e < n) {
+      const uint64_t step = w < 64 ? 64 : w;
+      const uint8_t* next_end = p + (n - e < kBatchUnits ? n : e + kBatchUnits) * w;
+      for (const uint8_t* line = p + e * w + at; line < next_end; line += step) __builtin_prefetch(line);
+    }
     if (screen(p, b, e, w, at, mask, add, top)) CheckExactly(c, order, p, b, e, rec);
   }
   return true;
