@@ -6,7 +6,8 @@
 // not failures by themselves).
 //
 //   node fuzz/oracle/differential.mjs --ggufguard BIN [--mutants BIN FIRST_SEED COUNT]
-//        [--batch N] [--minutes M] [--work DIR] [--out FILE.jsonl] [--keep DIR] [--timeout-ms N] [PATH...]
+//        [--batch N] [--minutes M] [--work DIR] [--out FILE.jsonl] [--keep DIR] [--timeout-ms N]
+//        [--memory-mb N] [--stages load|context|decode] [PATH...]
 //
 //   --mutants   oracle_mutants (built with the dev preset) writes the base
 //               model and COUNT mutants from FIRST_SEED, N at a time
@@ -16,7 +17,14 @@
 //               large COUNT and stop by time)
 //   --keep      copy there every file that crashed or hung the loader (accepted
 //               or not) and every possible false positive
-//   --out       one JSON line per file: verdicts, rules, loader outcome, mutations
+//   --out       one JSON line per file: verdicts, rules, loader outcome and stage, mutations
+//   --stages    run llama.cpp up to this stage (runner.mjs): load the model,
+//               create a context, decode a token (the default)
+//   --memory-mb the loader child's memory limit (runner.mjs; 1024)
+//
+// A file "loaded" when it passed every stage; otherwise llama.cpp refused it,
+// crashed or hung at a stage (`refused@context`). A refusal for memory (the
+// child's limit) is `refused@STAGE (oom)`, not a crash.
 //
 // Exit 0 when no accepted file crashed the loader and the base model loaded
 // and was accepted; 1 otherwise; 2 on usage errors. See docs/fuzzing.md, "The real loader as an oracle".
@@ -26,7 +34,7 @@ import {tmpdir} from "node:os";
 import {basename, join, resolve} from "node:path";
 import {promisify} from "node:util";
 
-import {collectFiles, runLoader} from "./runner.mjs";
+import {collectFiles, kStages, runLoader} from "./runner.mjs";
 
 const run = promisify(execFile);
 
@@ -40,7 +48,7 @@ const kVerdictsClasses = [
 ];
 
 function parseArgs(argv) {
-  const o = {paths: [], batch: 500, timeoutMs: 30000, mutants: null, minutes: Infinity};
+  const o = {paths: [], batch: 500, timeoutMs: 30000, mutants: null, minutes: Infinity, memoryMb: 1024, stages: 3};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -55,6 +63,8 @@ function parseArgs(argv) {
     else if (a === "--out") o.out = next();
     else if (a === "--keep") o.keep = next();
     else if (a === "--timeout-ms") o.timeoutMs = Number(next());
+    else if (a === "--memory-mb") o.memoryMb = Number(next());
+    else if (a === "--stages") o.stages = kStages.indexOf(next()) + 1;
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`);
     else o.paths.push(a);
   }
@@ -62,9 +72,10 @@ function parseArgs(argv) {
   if (o.mutants && !(Number.isInteger(o.mutants.first) && Number.isInteger(o.mutants.count))) {
     throw new Error("--mutants BIN FIRST_SEED COUNT");
   }
-  if (!(o.batch > 0) || !(o.timeoutMs > 0) || !(o.minutes > 0)) {
-    throw new Error("--batch, --minutes and --timeout-ms must be positive");
+  if (!(o.batch > 0) || !(o.timeoutMs > 0) || !(o.minutes > 0) || !(o.memoryMb > 0)) {
+    throw new Error("--batch, --minutes, --timeout-ms and --memory-mb must be positive");
   }
+  if (o.stages === 0) throw new Error(`--stages: one of ${kStages.join(", ")}`);
   return o;
 }
 
@@ -129,13 +140,13 @@ async function main() {
 
   async function check(files, mutations) {
     const verdicts = await judge(o.ggufguard, files);
-    const records = await runLoader(files, {timeoutMs: o.timeoutMs});
+    const records = await runLoader(files, {timeoutMs: o.timeoutMs, memoryMb: o.memoryMb, stages: o.stages});
     for (const r of records) {
       const v = verdicts.get(r.file);
       const row = {file: r.file, ggufguard: v.accepted ? "accepted" : "rejected", rules: v.rules,
-                   loader: r.outcome, loader_message: r.message, signal: r.signal,
-                   mutations: mutations.get(r.file)};
-      const key = `${row.ggufguard}/${row.loader}`;
+                   loader: r.outcome, loader_stage: r.stage, loader_message: r.message, signal: r.signal,
+                   oom: r.oom, mutations: mutations.get(r.file)};
+      const key = `${row.ggufguard}/${row.loader}${r.stage ? `@${r.stage}` : ""}${r.oom ? " (oom)" : ""}`;
       counts[key] = (counts[key] ?? 0) + 1;
       ++total;
       out?.write(JSON.stringify(row) + "\n");
@@ -177,8 +188,9 @@ async function main() {
   if (!o.work) rmSync(work, {recursive: true, force: true});
 
   const lines = [];
-  lines.push(`loader oracle: ${total} files (ggufguard verdict / llama.cpp outcome):`);
-  for (const key of Object.keys(counts).sort()) lines.push(`  ${key.padEnd(20)} ${counts[key]}`);
+  lines.push(`loader oracle: ${total} files (ggufguard verdict / llama.cpp outcome@stage; ` +
+             `stages: ${kStages.slice(0, o.stages).join(", ")}):`);
+  for (const key of Object.keys(counts).sort()) lines.push(`  ${key.padEnd(30)} ${counts[key]}`);
   if (!baseOk) lines.push("FAIL: the unmutated base model did not load in llama.cpp, or ggufguard rejected it");
   if (falsePositives.length > 0) {
     lines.push(`${falsePositives.length} file(s) rejected by ggufguard that llama.cpp loads ` +
@@ -198,7 +210,7 @@ async function main() {
     lines.push(`FAIL: ${failures.length} file(s) accepted by ggufguard crash or hang llama.cpp's loader:`);
     const byCrash = new Map();
     for (const r of failures) {
-      const k = `${r.loader} ${r.signal ?? ""} ${r.loader_message}`;
+      const k = `${r.loader}@${r.loader_stage} ${r.signal ?? ""} ${r.loader_message}`;
       byCrash.set(k, [...(byCrash.get(k) ?? []), r]);
     }
     for (const [crash, rows] of [...byCrash].sort((a, b) => b[1].length - a[1].length)) {
