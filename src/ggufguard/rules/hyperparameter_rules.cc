@@ -97,12 +97,6 @@ void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
   }
 }
 
-bool IsAdapter(const KeyIndex& keys) {
-  const KeyValue* type = keys.Find("general.type");
-  return keys.Find("adapter.type") != nullptr ||
-         (type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "adapter");
-}
-
 struct FloatRange {
   std::string_view suffix;
   double min;
@@ -149,31 +143,6 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
                    absl::StrCat("'", KeyName(*kv), "' is 0 in a file with tensors"));
     }
   }
-}
-
-// The layers with attention K/V tensors ("blk.{il}.attn_k.*", attn_v,
-// attn_qkv, the MLA attn_kv_* and attn_k_b/attn_v_b): the first such tensor
-// of each layer below n_layer, or nullptr.
-std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer) {
-  std::vector<const TensorInfo*> by_layer(n_layer, nullptr);
-  for (const TensorInfo& t : h.tensors) {
-    std::string_view name = t.name;
-    if (name.substr(0, 4) != "blk.") continue;
-    name.remove_prefix(4);
-    uint64_t il = 0;
-    size_t digits = 0;
-    while (digits < name.size() && digits < 4 && name[digits] >= '0' && name[digits] <= '9') {
-      il = il * 10 + static_cast<uint64_t>(name[digits++] - '0');
-    }
-    if (digits == 0 || digits == name.size() || name[digits] != '.' || il >= n_layer) continue;
-    name.remove_prefix(digits + 1);
-    const std::string_view base = name.substr(0, name.find('.'));
-    if (base == "attn_k" || base == "attn_v" || base == "attn_qkv" || base == "attn_k_b" || base == "attn_v_b" ||
-        base.substr(0, 8) == "attn_kv_") {
-      if (by_layer[il] == nullptr) by_layer[il] = &t;
-    }
-  }
-  return by_layer;
 }
 
 // Architectures whose loader reads a layer's head_count_kv of 0 as "no

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -99,6 +101,34 @@ LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, u
   h.heads = heads_kv == nullptr ? std::optional<uint64_t>(0) : PerLayerValue(heads_kv, il, n_layer);
   h.kv_heads = kv_heads_kv == nullptr ? h.heads : PerLayerValue(kv_heads_kv, il, n_layer);
   return h;
+}
+
+bool IsAdapter(const KeyIndex& keys) {
+  const KeyValue* type = keys.Find("general.type");
+  return keys.Find("adapter.type") != nullptr ||
+         (type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "adapter");
+}
+
+std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer) {
+  std::vector<const TensorInfo*> by_layer(n_layer, nullptr);
+  for (const TensorInfo& t : h.tensors) {
+    std::string_view name = t.name;
+    if (name.substr(0, 4) != "blk.") continue;
+    name.remove_prefix(4);
+    uint64_t il = 0;
+    size_t digits = 0;
+    while (digits < name.size() && digits < 4 && name[digits] >= '0' && name[digits] <= '9') {
+      il = il * 10 + static_cast<uint64_t>(name[digits++] - '0');
+    }
+    if (digits == 0 || digits == name.size() || name[digits] != '.' || il >= n_layer) continue;
+    name.remove_prefix(digits + 1);
+    const std::string_view base = name.substr(0, name.find('.'));
+    if (base == "attn_k" || base == "attn_v" || base == "attn_qkv" || base == "attn_k_b" || base == "attn_v_b" ||
+        base.substr(0, 8) == "attn_kv_") {
+      if (by_layer[il] == nullptr) by_layer[il] = &t;
+    }
+  }
+  return by_layer;
 }
 
 namespace {

@@ -106,6 +106,13 @@ struct LayerHeads {
   std::optional<uint64_t> kv_heads;
 };
 LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, uint32_t il, uint32_t n_layer);
+// The layers with attention K/V tensors ("blk.{il}.attn_k.*", attn_v,
+// attn_qkv, the MLA attn_kv_* and attn_k_b/attn_v_b): the first such tensor
+// of each layer below n_layer, or nullptr.
+std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer);
+// A LoRA or control-vector adapter (general.type "adapter", or adapter.type):
+// it names its base model's architecture but holds no model.
+bool IsAdapter(const KeyIndex& keys);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);
