@@ -21,6 +21,7 @@ using ::ggufguard::testing::Check;
 using ::ggufguard::testing::CountRule;
 using ::ggufguard::testing::GgufValue;
 using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
 using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
@@ -234,13 +235,23 @@ TEST(AttentionHeadsTest, QueryHeadsNotAMultipleOfKvHeadsPerLayer) {
   BuiltFile h = heads.Build();
   ExpectRejectedAt(h, Element(heads, h, "llama.attention.head_count", 1), "heads [4, 6], kv 4");
 
-  // The neighbours: multiples (OpenELM's per-layer 12/3, 16/4), and a layer
-  // without K/V tensors, where nothing computes with the pair: a warning.
-  TinyModel good = Model("llama", 2, {{"attention.head_count", GgufValue::U32Array({12, 16})},
-                                      {"attention.head_count_kv", GgufValue::U32Array({3, 4})}});
+  // The neighbours: multiples (OpenELM's per-layer 12/3, 16/4, in openelm,
+  // which shapes each layer's K/V by that layer's counts; as llama, whose K/V
+  // tensors all have layer 0's width, 3 then 4 K/V heads abort creating a
+  // context: GG9056, not GG4017), and a layer without K/V tensors, where
+  // nothing computes with the pair: a warning.
+  const std::vector<std::pair<std::string, GgufValue>> openelm_heads = {
+      {"attention.head_count", GgufValue::U32Array({12, 16})}, {"attention.head_count_kv", GgufValue::U32Array({3, 4})}};
+  TinyModel good = Model("openelm", 2, openelm_heads);
   AddKv(good, 0);
   AddKv(good, 1);
-  ExpectAccepted(good.Build(), "heads [12, 16], kv [3, 4]");
+  ExpectAccepted(good.Build(), "openelm heads [12, 16], kv [3, 4]");
+  TinyModel as_llama = Model("llama", 2, openelm_heads);
+  AddKv(as_llama, 0);
+  AddKv(as_llama, 1);
+  const Report l = Check(as_llama.Build());
+  EXPECT_TRUE(LacksRule(l, RuleId::kAttentionHeads));
+  EXPECT_TRUE(HasRule(l, RuleId::kKvHeadsPerLayer));
   TinyModel idle = Model("llama", 2, {{"attention.head_count", GgufValue::U32(4)},
                                       {"attention.head_count_kv", GgufValue::U32Array({2, 3})}});
   AddKv(idle, 0);

@@ -208,6 +208,86 @@ TEST(LoaderAssertRulesTest, ExpertCountsReadPerLayerUsedCountsAndOnlyU32) {
   EXPECT_TRUE(LacksRule(Check(other.Build()), RuleId::kExpertCounts));
 }
 
+// The tiny model with `layers` blocks whose K/V projections all have layer
+// 0's width (8: 2 heads of 4) and K/V heads per layer `kv` (u32 or i32).
+TinyModel PerLayerKv(const std::string& arch, std::vector<uint32_t> kv, bool i32 = false) {
+  TinyModel m = MakeTinyModel();
+  m.Set("general.architecture", GgufValue::Str(arch));
+  for (auto& entry : m.kvs) {
+    if (entry.first.rfind("llama.", 0) == 0) entry.first = arch + "." + entry.first.substr(6);
+  }
+  m.Set(arch + ".block_count", GgufValue::U32(static_cast<uint32_t>(kv.size())));
+  if (i32) {
+    m.Set(arch + ".attention.head_count_kv", GgufValue::I32Array(std::vector<int32_t>(kv.begin(), kv.end())));
+  } else {
+    m.Set(arch + ".attention.head_count_kv", GgufValue::U32Array(kv));
+  }
+  for (size_t il = 0; il < kv.size(); ++il) {
+    const std::string blk = "blk." + std::to_string(il) + ".";
+    m.tensors.push_back({blk + "attn_k.weight", {8, 8}, 0});
+    m.tensors.push_back({blk + "attn_v.weight", {8, 8}, 0});
+  }
+  return m;
+}
+
+uint64_t KvElement(const TinyModel& m, const BuiltFile& f, const std::string& key, uint32_t il) {
+  return m.Kv(f, key).array_elements() + 4 * il;
+}
+
+// llama and most architectures give every layer's K/V projections layer 0's
+// width and size each layer's K/V cache by its own head_count_kv: a count
+// that differs on an attention layer aborts creating a context (the oracle:
+// llama [2, 1] GGML_ASSERT(a->ne[0] == b->ne[0]), granite [2, 1]
+// GGML_ASSERT(ggml_nelements(a) == ne0*ne1*ne2)).
+TEST(LoaderAssertRulesTest, KvHeadsThatDifferBetweenAttentionLayers) {
+  for (const bool i32 : {false, true}) {
+    TinyModel m = PerLayerKv("llama", {2, 2, 1}, i32);
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kKvHeadsPerLayer, KvElement(m, f, "llama.attention.head_count_kv", 2)))
+        << Describe(r);
+    EXPECT_EQ(CountRule(r, RuleId::kKvHeadsPerLayer), 1u);
+    EXPECT_TRUE(LacksRule(r, RuleId::kAttentionHeads));  // every pair divides
+    EXPECT_FALSE(r.valid());
+  }
+  // More heads than layer 0 too, and granite, whose graph reshapes per layer.
+  EXPECT_TRUE(HasRule(Check(PerLayerKv("llama", {2, 4}).Build()), RuleId::kKvHeadsPerLayer));
+  TinyModel granite = PerLayerKv("granite", {2, 1});
+  granite.Set("granite.logit_scale", GgufValue::F32(1.0f));
+  EXPECT_TRUE(HasRule(Check(granite.Build()), RuleId::kKvHeadsPerLayer));
+  // head_count_kv absent: it is head_count, read per layer the same way.
+  TinyModel heads = PerLayerKv("llama", {2, 1});
+  heads.Erase("llama.attention.head_count_kv").Set("llama.attention.head_count", GgufValue::U32Array({2, 1}));
+  BuiltFile h = heads.Build();
+  EXPECT_TRUE(HasFinding(Check(h), RuleId::kKvHeadsPerLayer, KvElement(heads, h, "llama.attention.head_count", 1)));
+}
+
+TEST(LoaderAssertRulesTest, KvHeadsThatLlamaCppReadsAsTheyAre) {
+  // The same count on every layer, as an array or a scalar.
+  EXPECT_TRUE(IsValid(Check(PerLayerKv("llama", {2, 2}).Build())));
+  TinyModel scalar = PerLayerKv("llama", {2, 2});
+  scalar.Set("llama.attention.head_count_kv", GgufValue::U32(2));
+  EXPECT_TRUE(IsValid(Check(scalar.Build())));
+  // A layer without K/V tensors computes nothing with its count.
+  TinyModel idle = PerLayerKv("llama", {2, 1});
+  idle.tensors.erase(idle.tensors.end() - 2, idle.tensors.end());
+  EXPECT_TRUE(LacksRule(Check(idle.Build()), RuleId::kKvHeadsPerLayer));
+  // A 0 on an attention layer is GG4017's.
+  const Report zero = Check(PerLayerKv("llama", {2, 0}).Build());
+  EXPECT_TRUE(LacksRule(zero, RuleId::kKvHeadsPerLayer));
+  EXPECT_TRUE(HasRule(zero, RuleId::kAttentionHeads));
+  // Architectures that shape each layer's K/V by its own count (what
+  // Nemotron-NAS and OpenELM files write) and the hybrids: refused on shapes
+  // when a tensor does not match, never crashed.
+  for (const char* arch : {"deci", "openelm", "jamba", "granitehybrid", "lfm2", "nemotron_h", "plamo2"}) {
+    EXPECT_TRUE(LacksRule(Check(PerLayerKv(arch, {2, 1}).Build()), RuleId::kKvHeadsPerLayer)) << arch;
+  }
+  // An adapter names its base model's architecture and holds no model.
+  TinyModel adapter = PerLayerKv("llama", {2, 1});
+  adapter.Set("general.type", GgufValue::Str("adapter"));
+  EXPECT_TRUE(LacksRule(Check(adapter.Build()), RuleId::kKvHeadsPerLayer));
+}
+
 // The files the oracle found, as committed: each is rejected under the
 // default policy with its rule (tests/tools/make_corpus.cc writes them).
 TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
@@ -221,6 +301,7 @@ TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
       {"oracle-rope-scaling-type.gguf", RuleId::kRopeScalingType},
       {"oracle-duplicate-token.gguf", RuleId::kDuplicateToken},
       {"oracle-expert-used-count.gguf", RuleId::kExpertCounts},
+      {"oracle-kv-heads-per-layer.gguf", RuleId::kKvHeadsPerLayer},
   };
   const std::filesystem::path dir = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "regressions";
   for (const auto& [file, rule] : kRegressions) {

@@ -210,8 +210,10 @@ std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
 // transformer block (n_embd 32, n_ff 64, 4 heads) in F32 and Q8_0. This is
 // the file the README validates with no argument. `overrides` replaces the
 // value of a key it names, or adds the key (the loader oracle's regressions
-// are this model with one change).
+// are this model with one change); `blocks` repeats the block (and sets
+// block_count), `retyped` gives a tensor another ggml type and its data.
 using KvOverrides = std::vector<std::pair<std::string, GgufValue>>;
+using TensorRetypes = std::map<std::string, std::pair<uint32_t, std::vector<uint8_t>>>;
 constexpr uint32_t kMinimalLlamaVocab = 32;
 
 std::vector<std::string> MinimalLlamaTokens() {
@@ -229,7 +231,7 @@ std::vector<int32_t> MinimalLlamaTokenTypes() {
   return types;
 }
 
-GgufBuilder MinimalLlama(const KvOverrides& overrides = {}) {
+GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {}) {
   constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
   const std::vector<std::string> tokens = MinimalLlamaTokens();
   const std::vector<int32_t> types = MinimalLlamaTokenTypes();
@@ -242,7 +244,7 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}) {
       {"general.quantization_version", GgufValue::U32(2)},
       {"llama.context_length", GgufValue::U32(128)},
       {"llama.embedding_length", GgufValue::U32(kEmbd)},
-      {"llama.block_count", GgufValue::U32(1)},
+      {"llama.block_count", GgufValue::U32(blocks)},
       {"llama.feed_forward_length", GgufValue::U32(kFf)},
       {"llama.rope.dimension_count", GgufValue::U32(8)},
       {"llama.attention.head_count", GgufValue::U32(4)},
@@ -268,22 +270,30 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}) {
   GgufBuilder b;
   for (const auto& [key, value] : kvs) b.AddKv(key, value);
   uint32_t salt = 0;
+  auto add = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type, std::vector<uint8_t> data) {
+    if (auto it = retyped.find(name); it != retyped.end()) {
+      type = it->second.first;
+      data = it->second.second;
+    }
+    b.AddTensor(name, dims, type, TensorOptions{.data = std::move(data)});
+  };
   auto q8 = [&](const std::string& name, uint64_t ne0, uint64_t ne1) {
-    b.AddTensor(name, {ne0, ne1}, 8, TensorOptions{.data = Q8_0Data(ne0 * ne1, ++salt)});
+    add(name, {ne0, ne1}, 8, Q8_0Data(ne0 * ne1, ++salt));
   };
-  auto norm = [&](const std::string& name) {
-    b.AddTensor(name, {kEmbd}, 0, TensorOptions{.data = Le32(std::vector<float>(kEmbd, 1.0f))});
-  };
+  auto norm = [&](const std::string& name) { add(name, {kEmbd}, 0, Le32(std::vector<float>(kEmbd, 1.0f))); };
   q8("token_embd.weight", kEmbd, kVocab);
-  norm("blk.0.attn_norm.weight");
-  q8("blk.0.attn_q.weight", kEmbd, kEmbd);
-  q8("blk.0.attn_k.weight", kEmbd, kEmbd);
-  q8("blk.0.attn_v.weight", kEmbd, kEmbd);
-  q8("blk.0.attn_output.weight", kEmbd, kEmbd);
-  norm("blk.0.ffn_norm.weight");
-  q8("blk.0.ffn_gate.weight", kEmbd, kFf);
-  q8("blk.0.ffn_down.weight", kFf, kEmbd);
-  q8("blk.0.ffn_up.weight", kEmbd, kFf);
+  for (uint32_t il = 0; il < blocks; ++il) {
+    const std::string blk = "blk." + std::to_string(il) + ".";
+    norm(blk + "attn_norm.weight");
+    q8(blk + "attn_q.weight", kEmbd, kEmbd);
+    q8(blk + "attn_k.weight", kEmbd, kEmbd);
+    q8(blk + "attn_v.weight", kEmbd, kEmbd);
+    q8(blk + "attn_output.weight", kEmbd, kEmbd);
+    norm(blk + "ffn_norm.weight");
+    q8(blk + "ffn_gate.weight", kEmbd, kFf);
+    q8(blk + "ffn_down.weight", kFf, kEmbd);
+    q8(blk + "ffn_up.weight", kEmbd, kFf);
+  }
   norm("output_norm.weight");
   q8("output.weight", kEmbd, kVocab);
   return b;
@@ -569,6 +579,13 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kExpertCounts, arch("llama")
                                  .AddKv("llama.expert_count", GgufValue::U32(4))
                                  .AddKv("llama.expert_used_count", GgufValue::U32(8)));
+  // K/V tensors of one width on both layers, 2 then 1 K/V heads.
+  add(RuleId::kKvHeadsPerLayer, arch("llama")
+                                    .AddKv("llama.block_count", GgufValue::U32(2))
+                                    .AddKv("llama.attention.head_count", GgufValue::U32(2))
+                                    .AddKv("llama.attention.head_count_kv", GgufValue::U32Array({2, 1}))
+                                    .AddTensor("blk.0.attn_k.weight", {8, 8}, 0)
+                                    .AddTensor("blk.1.attn_k.weight", {8, 8}, 0));
   return r;
 }
 
@@ -686,6 +703,11 @@ std::vector<OracleRegression> OracleRegressions() {
                  MinimalLlama({{"llama.expert_count", GgufValue::U32(4)}, {"llama.expert_used_count", GgufValue::U32(8)}})
                      .Build()
                      .bytes});
+  // Found once the oracle also creates a context and decodes a token. Two
+  // blocks whose K/V tensors have layer 0's width (4 heads of 8), layer 1
+  // with 2 K/V heads: ggml_set_rows asserts when the context is created.
+  out.push_back({"oracle-kv-heads-per-layer.gguf", RuleId::kKvHeadsPerLayer,
+                 MinimalLlama({{"llama.attention.head_count_kv", GgufValue::U32Array({4, 2})}}, 2).Build().bytes});
   return out;
 }
 

@@ -118,6 +118,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},
     {RuleId::kDuplicateToken, "duplicate-token", E, E, "two tokens with the same text, as llama.cpp reads it (llama.cpp asserts)"},
     {RuleId::kExpertCounts, "expert-counts", E, E, "{arch}.expert_count / expert_used_count / expert groups that llama.cpp asserts on"},
+    {RuleId::kKvHeadsPerLayer, "kv-heads-per-layer", E, E, "head_count_kv that differs between attention layers of an architecture whose K/V tensors have one width (llama.cpp asserts on a context)"},
 };
 
 static_assert([] {

@@ -128,6 +128,7 @@ enum class RuleId : uint16_t {
   kRopeScalingType = 9053,
   kDuplicateToken = 9054,
   kExpertCounts = 9055,
+  kKvHeadsPerLayer = 9056,
 };
 
 struct RuleInfo {

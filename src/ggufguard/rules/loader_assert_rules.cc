@@ -4,8 +4,10 @@
 // here exactly as the loader's code decides it, so that no file llama.cpp
 // loads is rejected.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/checked_math.h"
@@ -165,6 +167,67 @@ void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
                             ".expert_*'): llama.cpp aborts (GGML_ASSERT in load_hparams) before it reads a tensor"));
 }
 
+// llama.cpp's LLAMA_MAX_LAYERS (GG4009 above it).
+constexpr uint32_t kMaxLayers = 512;
+
+// Architectures whose loader shapes each layer's K/V projections with that
+// layer's own head_count_kv (load_tensors: n_embd_k_gqa(i), n_head_kv(i)) and
+// whose graph reads it per layer: Nemotron-NAS (deci) and OpenELM vary it
+// from layer to layer, the hybrids write 0 on their recurrent layers, and a
+// tensor that does not match its layer is refused on its shape.
+bool KvWidthPerLayer(std::string_view arch) {
+  for (std::string_view a : {"deci", "granitehybrid", "jamba", "kimi-linear", "lfm2", "lfm2moe", "mimo2", "nemotron_h",
+                             "nemotron_h_moe", "openelm", "plamo2", "plamo3", "step35"}) {
+    if (arch == a) return true;
+  }
+  return false;
+}
+
+// The other architectures create every layer's attn_k/attn_v with layer 0's
+// width (n_embd_k_gqa() = n_embd_head_k * n_head_kv(0)) and build the graph
+// with layer 0's n_head_kv, but llama_kv_cache sizes each layer's K/V cache
+// with that layer's n_head_kv(il). A per-layer head_count_kv array (or, when
+// it is absent, a head_count array, which it defaults to) that gives an
+// attention layer another count than the first one therefore loads, and
+// creating a context aborts: ggml_set_rows copies K rows of layer 0's width
+// into a cache of another (GGML_ASSERT(a->ne[0] == b->ne[0])), or granite's
+// per-layer ggml_reshape_3d does not fit (GGML_ASSERT(ggml_nelements(a) ==
+// ne0*ne1*ne2)). Layers without K/V tensors and counts of 0 are GG4017's.
+void CheckKvHeadsPerLayer(RuleContext& ctx, const KeyIndex& keys) {
+  if (!IsTransformerArch(keys.arch()) || IsAdapter(keys) || KvWidthPerLayer(keys.arch())) return;
+  const KeyValue* heads_kv = keys.FindArch("attention.head_count");
+  const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
+  const KeyValue* at = kv_heads_kv != nullptr ? kv_heads_kv : heads_kv;
+  if (heads_kv == nullptr || at->value.type != ValueType::kArray) return;  // one count for every layer
+  const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+  if (!blocks || *blocks == 0 || *blocks > kMaxLayers) return;  // GG4008, GG4011, GG4009
+  const uint32_t n_layer = *blocks;
+  const std::vector<const TensorInfo*> kv_tensors = KvTensorsByLayer(ctx.header, n_layer);
+  std::optional<uint32_t> first;  // the first attention layer with K/V heads
+  uint64_t first_count = 0;
+  for (uint32_t il = 0; il < n_layer; ++il) {
+    if (kv_tensors[il] == nullptr) continue;
+    const std::optional<uint64_t> count = HeadsOfLayer(heads_kv, kv_heads_kv, il, n_layer).kv_heads;
+    if (!count) return;  // a shape llama.cpp refuses: GG4004, GG4010
+    if (*count == 0) continue;
+    if (!first) {
+      first = il;
+      first_count = *count;
+      continue;
+    }
+    if (*count == first_count) continue;
+    ctx.sink.Add(RuleId::kKvHeadsPerLayer, PerLayerOffset(*at, il),
+                 absl::StrCat("'", EscapeForDisplay(at->key, 96), "' is ", *count, " for layer ", il, " and ",
+                              first_count, " for layer ", *first, ", both with attention K/V tensors ('",
+                              EscapeForDisplay(kv_tensors[il]->name, 64), "'): llama.cpp's ",
+                              EscapeForDisplay(keys.arch(), 64),
+                              " code gives every layer's K/V projections layer 0's width but sizes each layer's K/V "
+                              "cache by its own count, and aborts (GGML_ASSERT in ggml_set_rows or ggml_reshape) "
+                              "when a context is created"));
+    return;  // one is enough: llama.cpp dies at the first
+  }
+}
+
 }  // namespace
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
@@ -173,6 +236,7 @@ void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckNextnLayers(ctx, keys);
   CheckRopeScalingType(ctx, keys);
   CheckExpertCounts(ctx, keys);
+  CheckKvHeadsPerLayer(ctx, keys);
 }
 
 }  // namespace ggufguard
