@@ -288,6 +288,91 @@ TEST(LoaderAssertRulesTest, KvHeadsThatLlamaCppReadsAsTheyAre) {
   EXPECT_TRUE(LacksRule(Check(adapter.Build()), RuleId::kKvHeadsPerLayer));
 }
 
+// The file offset of tensor i's type field (v3 layout).
+uint64_t TensorTypeField(const TinyModel& m, const BuiltFile& f, size_t i) {
+  return TensorOffsetField(m, f, i) - 4;
+}
+
+// ggml-cpu has no kernel for integer, f64 and the activation block types, and
+// multiplies or adds 1-D weights in f32 only: what the oracle saw, decoding
+// one token (node-llama-cpp 3.21.1): ffn_down / output I8..I64, F64, Q8_1,
+// Q8_K SIGSEGV; token_embd I8, I16, I64, F64 GGML_ABORT in get_rows, I32
+// GGML_ASSERT(*cur_backend_id != -1); norms and biases F16, BF16, Q4_0,
+// Q5_0, Q8_0, IQ4_NL, MXFP4 ... "binary_op: unsupported types".
+TEST(LoaderAssertRulesTest, TensorTypesLlamaCppCannotComputeWith) {
+  struct Case {
+    const char* tensor;
+    std::vector<uint64_t> dims;
+    uint32_t type;
+  };
+  const Case kCases[] = {
+      {"output.weight", {8, 7}, 24},           // I8
+      {"output.weight", {8, 7}, 25},           // I16
+      {"token_embd.weight", {8, 7}, 26},       // I32
+      {"output.weight", {8, 7}, 27},           // I64
+      {"output.weight", {8, 7}, 28},           // F64
+      {"blk.0.attn_norm.weight", {8}, 28},     // F64, 1-D
+      {"blk.0.ffn_down.weight", {32, 8}, 9},   // Q8_1
+      {"blk.0.ffn_down.weight", {256, 8}, 15}, // Q8_K
+      {"blk.0.attn_norm.weight", {8}, 1},      // F16
+      {"output_norm.weight", {8}, 30},         // BF16
+      {"blk.0.attn_q.bias", {32}, 2},          // Q4_0
+      {"rope_freqs.weight", {32}, 8},          // Q8_0
+  };
+  for (const Case& c : kCases) {
+    TinyModel m = MakeTinyModel();
+    bool found = false;
+    for (TinyModel::Tensor& t : m.tensors) {
+      if (t.name == c.tensor) {
+        t.dims = c.dims;
+        t.type = c.type;
+        found = true;
+      }
+    }
+    if (!found) m.tensors.push_back({c.tensor, c.dims, c.type});
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    const std::string what = std::string(c.tensor) + " type " + std::to_string(c.type);
+    EXPECT_TRUE(HasFinding(r, RuleId::kUncomputableTensorType, TensorTypeField(m, f, m.TensorIndex(c.tensor))))
+        << what << "\n" << Describe(r);
+    EXPECT_EQ(CountRule(r, RuleId::kUncomputableTensorType), 1u) << what;
+    EXPECT_FALSE(r.valid()) << what;
+  }
+}
+
+TEST(LoaderAssertRulesTest, TensorTypesLlamaCppComputesWith) {
+  // 2-D weights in the float and block types converters and llama-quantize
+  // write (F16, BF16, Q4_0, Q8_0, MXFP4 loaded and decoded in the oracle);
+  // 1-D weights in F32.
+  for (const uint32_t type : {0u, 1u, 30u, 2u, 8u, 39u}) {
+    TinyModel m = MakeTinyModel();
+    if (type == 2 || type == 8 || type == 39) {
+      m.TensorNamed("output.weight").dims = {32, 7};
+      m.Set("general.quantization_version", GgufValue::U32(2));
+    }
+    m.TensorNamed("output.weight").type = type;
+    EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kUncomputableTensorType)) << type;
+  }
+  // A tensor of a name llama.cpp never creates: it refuses the file
+  // ("wrong number of tensors") before computing anything.
+  TinyModel stray = MakeTinyModel();
+  stray.tensors.push_back({"deep.weight", {8}, 1});
+  stray.tensors.push_back({"extra.weight", {8, 2}, 26});
+  EXPECT_TRUE(LacksRule(Check(stray.Build()), RuleId::kUncomputableTensorType));
+  // Files that are not models: an adapter, a projector, an unknown architecture.
+  TinyModel adapter = MakeTinyModel();
+  adapter.Set("general.type", GgufValue::Str("adapter"));
+  adapter.TensorNamed("output_norm.weight").type = 1;
+  EXPECT_TRUE(LacksRule(Check(adapter.Build()), RuleId::kUncomputableTensorType));
+  for (const char* arch : {"clip", "no-such-arch"}) {
+    TinyModel other = MakeTinyModel();
+    other.Set("general.architecture", GgufValue::Str(arch));
+    other.TensorNamed("output_norm.weight").type = 1;
+    other.TensorNamed("output.weight").type = 26;
+    EXPECT_TRUE(LacksRule(Check(other.Build()), RuleId::kUncomputableTensorType)) << arch;
+  }
+}
+
 // The files the oracle found, as committed: each is rejected under the
 // default policy with its rule (tests/tools/make_corpus.cc writes them).
 TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
@@ -302,6 +387,8 @@ TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
       {"oracle-duplicate-token.gguf", RuleId::kDuplicateToken},
       {"oracle-expert-used-count.gguf", RuleId::kExpertCounts},
       {"oracle-kv-heads-per-layer.gguf", RuleId::kKvHeadsPerLayer},
+      {"oracle-norm-f16.gguf", RuleId::kUncomputableTensorType},
+      {"oracle-weight-i32.gguf", RuleId::kUncomputableTensorType},
   };
   const std::filesystem::path dir = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "regressions";
   for (const auto& [file, rule] : kRegressions) {

@@ -586,6 +586,7 @@ std::map<RuleId, Reproducer> Reproducers() {
                                     .AddKv("llama.attention.head_count_kv", GgufValue::U32Array({2, 1}))
                                     .AddTensor("blk.0.attn_k.weight", {8, 8}, 0)
                                     .AddTensor("blk.1.attn_k.weight", {8, 8}, 0));
+  add(RuleId::kUncomputableTensorType, arch("llama").AddTensor("output_norm.weight", {8}, 1));  // F16
   return r;
 }
 
@@ -708,6 +709,16 @@ std::vector<OracleRegression> OracleRegressions() {
   // with 2 K/V heads: ggml_set_rows asserts when the context is created.
   out.push_back({"oracle-kv-heads-per-layer.gguf", RuleId::kKvHeadsPerLayer,
                  MinimalLlama({{"llama.attention.head_count_kv", GgufValue::U32Array({4, 2})}}, 2).Build().bytes});
+  // output_norm.weight in F16 (1.0 is 0x3C00): binary_op aborts on decode.
+  std::vector<uint8_t> f16_ones;
+  for (int i = 0; i < 32; ++i) f16_ones.insert(f16_ones.end(), {0x00, 0x3C});
+  out.push_back({"oracle-norm-f16.gguf", RuleId::kUncomputableTensorType,
+                 MinimalLlama({}, 1, {{"output_norm.weight", {1, f16_ones}}}).Build().bytes});
+  // blk.0.ffn_down.weight in I32 (zeros): the mat-mul calls a missing vec_dot.
+  out.push_back({"oracle-weight-i32.gguf", RuleId::kUncomputableTensorType,
+                 MinimalLlama({}, 1, {{"blk.0.ffn_down.weight", {26, std::vector<uint8_t>(64 * 32 * 4, 0)}}})
+                     .Build()
+                     .bytes});
   return out;
 }
 

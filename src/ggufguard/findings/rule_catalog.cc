@@ -119,6 +119,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kDuplicateToken, "duplicate-token", E, E, "two tokens with the same text, as llama.cpp reads it (llama.cpp asserts)"},
     {RuleId::kExpertCounts, "expert-counts", E, E, "{arch}.expert_count / expert_used_count / expert groups that llama.cpp asserts on"},
     {RuleId::kKvHeadsPerLayer, "kv-heads-per-layer", E, E, "head_count_kv that differs between attention layers of an architecture whose K/V tensors have one width (llama.cpp asserts on a context)"},
+    {RuleId::kUncomputableTensorType, "uncomputable-tensor-type", E, E, "a model tensor of a ggml type llama.cpp's CPU kernels cannot compute with (integer, f64, Q8_1/Q8_K; a 1-D weight not in f32)"},
 };
 
 static_assert([] {

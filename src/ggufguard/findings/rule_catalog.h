@@ -129,6 +129,7 @@ enum class RuleId : uint16_t {
   kDuplicateToken = 9054,
   kExpertCounts = 9055,
   kKvHeadsPerLayer = 9056,
+  kUncomputableTensorType = 9057,
 };
 
 struct RuleInfo {

@@ -13,6 +13,7 @@
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/format/ggml_type.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -228,6 +229,90 @@ void CheckKvHeadsPerLayer(RuleContext& ctx, const KeyIndex& keys) {
   }
 }
 
+// Why ggml's CPU backend cannot compute with a weight of this type, or
+// empty. Integer and f64 types have no vec_dot and no conversion to float in
+// ggml-cpu's type traits, Q8_1 and Q8_K are the activations' block formats
+// (vec_dot_type of other types) with no vec_dot of their own: a matrix
+// multiplication calls the missing function (SIGSEGV), get_rows aborts
+// (GGML_ABORT in ops.cpp) or the scheduler finds no backend for it
+// (GGML_ASSERT(*cur_backend_id != -1)), element-wise ops abort.
+std::string_view NoCpuKernel(uint32_t type) {
+  switch (type) {
+    case 9:   // Q8_1
+    case 15:  // Q8_K
+      return "an activation block format with no dot product of its own";
+    case 24:  // I8
+    case 25:  // I16
+    case 26:  // I32
+    case 27:  // I64
+    case 28:  // F64
+      return "a type with no dot product and no conversion to float in ggml-cpu";
+    default:
+      return {};
+  }
+}
+
+// A name llama.cpp gives the tensors of a model (LLM_TENSOR_NAMES, less the
+// ".weight"/".bias" suffix): per layer "blk.N." (T5's "enc.blk.N." and
+// "dec.blk.N.", WavTokenizer's "posnet.N." and "convnext.N."), or one of the
+// model-wide names. llama.cpp creates no tensor of another name and refuses
+// a file that has one ("wrong number of tensors"), before it computes.
+bool IsModelTensorName(std::string_view name) {
+  for (std::string_view prefix : {"blk.", "enc.blk.", "dec.blk.", "posnet.", "convnext."}) {
+    if (name.substr(0, prefix.size()) == prefix) return true;
+  }
+  const size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view base = name.substr(0, dot);
+  for (std::string_view known :
+       {"altup_proj", "altup_unembd_proj", "cls", "cls.norm", "cls.output", "conv1d", "dec.output_norm", "dense_2",
+        "dense_3", "enc.output_norm", "output", "output_norm", "per_layer_model_proj", "per_layer_proj_norm",
+        "per_layer_token_embd", "position_embd", "rope_factors_long", "rope_factors_short", "rope_freqs",
+        "token_embd", "token_embd_norm", "token_types"}) {
+    if (base == known) return true;
+  }
+  return false;
+}
+
+// Every tensor of a model llama.cpp loads is computed with (a tensor the
+// architecture does not create makes the load fail first), and ggml-cpu
+// has no kernel for some stored types in any op; 1-D tensors (norms,
+// biases, scales, rope factors) go into element-wise ops whose CPU kernels
+// take an f32 weight with f32 activations only (binary_op: "unsupported
+// types", GGML_ABORT; ggml_rope_ext: GGML_ASSERT(c->type == GGML_TYPE_F32)).
+// llama.cpp's converters and llama-quantize keep every 1-D tensor in F32
+// ("most of the codebase that takes in 1D tensors or norms only handles F32
+// tensors", convert_hf_to_gguf.py). Adapters, projectors and other files are
+// not models and pass.
+void CheckUncomputableTensorTypes(RuleContext& ctx, const KeyIndex& keys) {
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys)) return;  // refused first, or not a model
+  constexpr uint32_t kF32 = 0;
+  RuleReporter report(ctx, RuleId::kUncomputableTensorType);
+  for (const TensorInfo& t : ctx.header.tensors) {
+    const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+    if (type == nullptr || type->status == GgmlTypeStatus::kRemoved) continue;  // GG5007, GG5008
+    if (!IsModelTensorName(t.name)) continue;
+    const std::string_view no_kernel = NoCpuKernel(t.ggml_type);
+    if (!no_kernel.empty()) {
+      report.Add(t.type_offset, [&] {
+        return absl::StrCat("tensor '", EscapeForDisplay(t.name, 64), "' is ", Sv(type->name), ", ", Sv(no_kernel),
+                            ": llama.cpp loads the model and its CPU backend dies computing with it (SIGSEGV in a "
+                            "matrix multiplication, GGML_ABORT or GGML_ASSERT elsewhere) when a token is decoded or a "
+                            "context created");
+      });
+    } else if (t.n_dims == 1 && t.ggml_type != kF32) {
+      report.Add(t.type_offset, [&] {
+        return absl::StrCat("tensor '", EscapeForDisplay(t.name, 64), "' is a 1-D ", Sv(type->name),
+                            " weight (a norm, bias, scale or rope factor): llama.cpp's CPU kernels multiply or add "
+                            "such weights in f32 only and abort (GGML_ABORT(\"binary_op: unsupported types\") when a "
+                            "token is decoded, GGML_ASSERT in ggml_rope_ext while loading); llama.cpp's converters and "
+                            "llama-quantize keep every 1-D tensor in F32");
+      });
+    }
+  }
+}
+
 }  // namespace
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
@@ -237,6 +322,7 @@ void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckRopeScalingType(ctx, keys);
   CheckExpertCounts(ctx, keys);
   CheckKvHeadsPerLayer(ctx, keys);
+  CheckUncomputableTensorTypes(ctx, keys);
 }
 
 }  // namespace ggufguard
