@@ -13,7 +13,9 @@
 #   1 and on every core, ggufguard validate FILE without and with --deep
 #   (--jobs 1, --jobs N), and the stream path (cat FILE | ggufguard validate
 #   --deep -, without and with the SHA-256 that `-` computes by default);
-# then the kernels alone on one core (deep_bench). Needs /usr/bin/time and bc.
+# then the check in process by the read it uses (deep_source: 4 MiB and
+# 256 KiB preads, an mmap) against the floor, and the kernels alone on one
+# core (deep_bench). Needs /usr/bin/time and bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
@@ -24,7 +26,8 @@ cores=$(nproc)
 for tool in /usr/bin/time bc; do
   command -v "$tool" >/dev/null || { echo "measure_deep.sh: $tool is missing (Debian packages time, bc)" >&2; exit 1; }
 done
-for exe in "$cli" "$build/bench/deep_floor" "$build/bench/make_deep_inputs" "$build/bench/deep_bench"; do
+for exe in "$cli" "$build/bench/deep_floor" "$build/bench/make_deep_inputs" "$build/bench/deep_bench" \
+           "$build/bench/deep_source"; do
   [ -x "$exe" ] || { echo "measure_deep.sh: build $build first (cmake --preset bench && cmake --build --preset bench)" >&2; exit 1; }
 done
 if [ ! -f "$file" ]; then
@@ -81,6 +84,18 @@ for args in "validate --deep --jobs 1" "validate --deep --jobs $cores"; do
   "$cli" $args "$file" >/dev/null && echo "ggufguard $args: exit 0" || echo "ggufguard $args: exit $?"
 done
 cat "$file" | "$cli" validate --deep - >/dev/null && echo "ggufguard validate --deep -: exit 0" || echo "ggufguard validate --deep -: exit $?"
+
+section "in process, by read (deep_source): least seconds of 7 interleaved rounds"
+# The reads the CLI makes (preads of DeepOptions::read_bytes, 256 KiB), the
+# 4 MiB preads it made before, and the data read in place from an mmap (not
+# a path the CLI takes: docs/performance.md says why), against the floor.
+for _ in 1 2 3 4 5 6 7; do
+  for jobs in 1 "$cores"; do
+    "$build/bench/deep_floor" "$file" "$jobs" | sed "s/^/floor $jobs /"
+    for read in 4194304 262144 mmap; do "$build/bench/deep_source" "$file" "$jobs" "$read" 1 | sed "s/^/$read $jobs /"; done
+  done
+done | awk '{ t = $(NF - 3); k = $1 " jobs=" $2; if (!(k in best) || t < best[k]) best[k] = t }
+            END { for (k in best) printf "%-22s %.4f s %6.2f GB/s\n", k, best[k], '"$size"' / best[k] / 1e9 }' | sort
 
 section "the kernels alone, one core (deep_bench, 64 MiB buffers, medians of 5)"
 "$build/bench/deep_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
