@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -373,6 +374,51 @@ TEST(LoaderAssertRulesTest, TensorTypesLlamaCppComputesWith) {
   }
 }
 
+// ggml_norm / ggml_rms_norm kernels assert eps >= 0: a llama model with
+// layer_norm_rms_epsilon -1 or -1e-30 loads, creates its context and aborts
+// on the first token (the oracle: ggml-cpu/ops.cpp:3949
+// GGML_ASSERT(eps >= 0.0f)); 0 and 2 compute.
+TEST(LoaderAssertRulesTest, NegativeNormEpsilon) {
+  for (const float eps : {-1.0f, -1e-30f}) {
+    TinyModel m = MakeTinyModel();
+    m.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(eps));
+    BuiltFile f = m.Build();
+    Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kNegativeNormEpsilon, m.Kv(f, "llama.attention.layer_norm_rms_epsilon").payload))
+        << eps << "\n" << Describe(r);
+    EXPECT_FALSE(r.valid()) << eps;
+  }
+  // A layer norm's epsilon, in an architecture that reads it.
+  TinyModel gpt2 = MakeTinyModel();
+  gpt2.Set("general.architecture", GgufValue::Str("gpt2"));
+  for (auto& kv : gpt2.kvs) {
+    if (kv.first.rfind("llama.", 0) == 0) kv.first = "gpt2." + kv.first.substr(6);
+  }
+  gpt2.Set("gpt2.attention.layer_norm_epsilon", GgufValue::F32(-1e-5f));
+  EXPECT_TRUE(HasRule(Check(gpt2.Build()), RuleId::kNegativeNormEpsilon));
+
+  // The neighbours: values that compute (GG4011 warns about 0 and 2), -0.0
+  // (eps >= 0.0f holds), NaN (GG3006's), a key the architecture does not
+  // read, and a vocabulary-only file, which computes nothing.
+  for (const float eps : {0.0f, -0.0f, 2.0f, 1e-5f}) {
+    TinyModel m = MakeTinyModel();
+    m.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(eps));
+    const Report r = Check(m.Build());
+    EXPECT_TRUE(LacksRule(r, RuleId::kNegativeNormEpsilon)) << eps;
+    EXPECT_TRUE(r.valid()) << eps;
+  }
+  TinyModel nan = MakeTinyModel();
+  nan.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(std::numeric_limits<float>::quiet_NaN()));
+  EXPECT_TRUE(LacksRule(Check(nan.Build()), RuleId::kNegativeNormEpsilon));
+  TinyModel unread = MakeTinyModel();
+  unread.Set("llama.attention.layer_norm_epsilon", GgufValue::F32(-1.0f));
+  EXPECT_TRUE(LacksRule(Check(unread.Build()), RuleId::kNegativeNormEpsilon));
+  TinyModel vocab = MakeTinyModel();
+  vocab.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(-1.0f));
+  vocab.tensors.clear();
+  EXPECT_TRUE(LacksRule(Check(vocab.Build()), RuleId::kNegativeNormEpsilon));
+}
+
 // The files the oracle found, as committed: each is rejected under the
 // default policy with its rule (tests/tools/make_corpus.cc writes them).
 TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
@@ -389,6 +435,7 @@ TEST(LoaderAssertRulesTest, OracleRegressionsAreRejectedWithTheirRule) {
       {"oracle-kv-heads-per-layer.gguf", RuleId::kKvHeadsPerLayer},
       {"oracle-norm-f16.gguf", RuleId::kUncomputableTensorType},
       {"oracle-weight-i32.gguf", RuleId::kUncomputableTensorType},
+      {"oracle-norm-epsilon-negative.gguf", RuleId::kNegativeNormEpsilon},
   };
   const std::filesystem::path dir = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "regressions";
   for (const auto& [file, rule] : kRegressions) {

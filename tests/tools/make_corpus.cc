@@ -587,6 +587,9 @@ std::map<RuleId, Reproducer> Reproducers() {
                                     .AddTensor("blk.0.attn_k.weight", {8, 8}, 0)
                                     .AddTensor("blk.1.attn_k.weight", {8, 8}, 0));
   add(RuleId::kUncomputableTensorType, arch("llama").AddTensor("output_norm.weight", {8}, 1));  // F16
+  add(RuleId::kNegativeNormEpsilon, arch("llama")
+                                        .AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(-1.0f))
+                                        .AddTensor("output_norm.weight", {8}, 0));
   return r;
 }
 
@@ -719,6 +722,9 @@ std::vector<OracleRegression> OracleRegressions() {
                  MinimalLlama({}, 1, {{"blk.0.ffn_down.weight", {26, std::vector<uint8_t>(64 * 32 * 4, 0)}}})
                      .Build()
                      .bytes});
+  // layer_norm_rms_epsilon -1: GGML_ASSERT(eps >= 0.0f) on the first token.
+  out.push_back({"oracle-norm-epsilon-negative.gguf", RuleId::kNegativeNormEpsilon,
+                 MinimalLlama({{"llama.attention.layer_norm_rms_epsilon", GgufValue::F32(-1.0f)}}).Build().bytes});
   return out;
 }
 

@@ -130,6 +130,7 @@ enum class RuleId : uint16_t {
   kExpertCounts = 9055,
   kKvHeadsPerLayer = 9056,
   kUncomputableTensorType = 9057,
+  kNegativeNormEpsilon = 9058,
 };
 
 struct RuleInfo {

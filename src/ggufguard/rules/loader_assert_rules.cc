@@ -4,6 +4,7 @@
 // here exactly as the loader's code decides it, so that no file llama.cpp
 // loads is rejected.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -313,6 +314,27 @@ void CheckUncomputableTensorTypes(RuleContext& ctx, const KeyIndex& keys) {
   }
 }
 
+// ggml_norm and ggml_rms_norm carry the epsilon as an op parameter, and the
+// kernel of every ggml backend asserts that it is not negative (ggml-cpu's
+// ops.cpp: GGML_ASSERT(eps >= 0.0f)) when the graph first runs: the first
+// decoded token. llama.cpp reads both keys as exactly f32 (another type is
+// refused, GG4004) and checks no sign; NaN and infinities are GG3006's, and
+// 0 or a huge value, which compute, stay GG4011 warnings.
+void CheckNormEpsilon(RuleContext& ctx, const KeyIndex& keys) {
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || ctx.header.tensors.empty()) return;
+  for (std::string_view suffix : {"attention.layer_norm_epsilon", "attention.layer_norm_rms_epsilon"}) {
+    const KeyValue* kv = keys.FindArch(suffix);
+    if (kv == nullptr || kv->value.type != ValueType::kFloat32 || !ArchReadsKey(info, suffix)) continue;
+    const std::optional<double> eps = kv->value.AsDouble();
+    if (!eps || !std::isfinite(*eps) || !(*eps < 0)) continue;
+    ctx.sink.Add(RuleId::kNegativeNormEpsilon, kv->value.offset,
+                 absl::StrCat("'", EscapeForDisplay(kv->key, 96), "' is ", *eps,
+                              ": llama.cpp passes it to ggml_norm / ggml_rms_norm, whose kernels abort on a negative "
+                              "epsilon (GGML_ASSERT(eps >= 0.0f)) when the first token is decoded"));
+  }
+}
+
 }  // namespace
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
@@ -323,6 +345,7 @@ void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckExpertCounts(ctx, keys);
   CheckKvHeadsPerLayer(ctx, keys);
   CheckUncomputableTensorTypes(ctx, keys);
+  CheckNormEpsilon(ctx, keys);
 }
 
 }  // namespace ggufguard
