@@ -3,6 +3,8 @@
 //
 //   report = ggufguard.validate("model.gguf")          # or bytes, policy="strict"
 //   report.valid, report.findings, report.tensors, report.metadata
+//   report = ggufguard.validate("model.gguf", deep=True)  # every tensor's data too
+//   report.deep.bad_values, report.deep.tensors
 //
 // Everything is converted when validate() returns, so a report holds no
 // pointer into the file or the caller's bytes. The GIL is released while the
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +40,27 @@ struct Tensor {
   uint64_t nbytes;
 };
 
+struct DeepTensor {
+  std::string name;
+  uint32_t type;
+  size_t tensor;  // index in the file's tensor infos
+  uint64_t checked_bytes;
+  uint64_t bad_values;
+};
+
+struct DeepSummary {
+  uint64_t checked_tensors = 0, checked_bytes = 0, bad_values = 0, unchecked_bytes = 0;
+  std::vector<DeepTensor> tensors;
+  uint64_t tensors_suppressed = 0;
+};
+
 struct Report {
   bool valid = false;
   uint64_t file_size = 0;
   std::vector<Finding> findings;
   std::vector<Tensor> tensors;
   py::dict metadata;
+  std::optional<DeepSummary> deep;  // deep=True and the header parsed
 };
 
 struct FreeReport {
@@ -193,6 +211,20 @@ Report Convert(const ggufguard_report* r) {
     out.tensors.push_back({std::string(t.name, t.name_length), t.ggml_type,
                            std::vector<uint64_t>(t.ne, t.ne + (t.n_dims <= 4 ? t.n_dims : 4)), t.offset, t.size});
   }
+  if (ggufguard_report_deep_ran(r)) {
+    DeepSummary d;
+    d.checked_tensors = ggufguard_report_deep_checked_tensors(r);
+    d.checked_bytes = ggufguard_report_deep_checked_bytes(r);
+    d.bad_values = ggufguard_report_deep_bad_values(r);
+    d.unchecked_bytes = ggufguard_report_deep_unchecked_bytes(r);
+    d.tensors_suppressed = ggufguard_report_deep_tensors_suppressed(r);
+    for (size_t i = 0; i < ggufguard_deep_tensor_count(r); ++i) {
+      ggufguard_deep_tensor t;
+      Check(ggufguard_deep_tensor_at(r, i, &t));
+      d.tensors.push_back({std::string(t.name, t.name_length), t.ggml_type, t.tensor, t.checked_bytes, t.bad_values});
+    }
+    out.deep = std::move(d);
+  }
   for (size_t i = 0; i < ggufguard_kv_count(r); ++i) {
     const char* key;
     size_t key_length;
@@ -220,21 +252,26 @@ std::unique_ptr<ggufguard_policy, FreePolicy> MakePolicy(const std::string& poli
   return std::unique_ptr<ggufguard_policy, FreePolicy>(p);
 }
 
-Report Validate(py::object source, const std::string& policy_text) {
+Report Validate(py::object source, const std::string& policy_text, bool deep, int jobs) {
+  if (jobs < 0 || jobs > 1024) throw py::value_error("jobs is 0 (one per core) to 1024");
+  if (jobs != 0 && !deep) throw py::value_error("jobs is for deep=True");
   auto policy = MakePolicy(policy_text);
+  const auto threads = static_cast<uint32_t>(jobs);
   ggufguard_report* raw = nullptr;
   ggufguard_status s;
   if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
     const std::string path = py::str(py::module_::import("os").attr("fsdecode")(source));
     py::gil_scoped_release unlocked;
-    s = ggufguard_validate_path(path.c_str(), policy.get(), &raw);
+    s = deep ? ggufguard_validate_path_deep(path.c_str(), policy.get(), threads, &raw)
+             : ggufguard_validate_path(path.c_str(), policy.get(), &raw);
   } else if (py::isinstance<py::bytes>(source)) {
     // bytes are immutable: validated in place, the GIL released.
     char* data;
     Py_ssize_t size;
     if (PyBytes_AsStringAndSize(source.ptr(), &data, &size) != 0) throw py::error_already_set();
     py::gil_scoped_release unlocked;
-    s = ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+    s = deep ? ggufguard_validate_buffer_deep(data, static_cast<size_t>(size), policy.get(), threads, &raw)
+             : ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
   } else if (PyObject_CheckBuffer(source.ptr())) {
     // A bytearray or memoryview may change under another thread while the
     // GIL is released: validate a copy, never bytes that move.
@@ -243,7 +280,8 @@ Report Validate(py::object source, const std::string& policy_text) {
     Py_ssize_t size;
     if (PyBytes_AsStringAndSize(copy.ptr(), &data, &size) != 0) throw py::error_already_set();
     py::gil_scoped_release unlocked;
-    s = ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+    s = deep ? ggufguard_validate_buffer_deep(data, static_cast<size_t>(size), policy.get(), threads, &raw)
+             : ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
   } else {
     throw py::type_error("validate() takes a path (str or os.PathLike) or bytes-like data");
   }
@@ -278,21 +316,45 @@ PYBIND11_MODULE(ggufguard, m) {
       .def_readonly("offset", &Tensor::offset)
       .def_readonly("nbytes", &Tensor::nbytes)
       .def("__repr__", [](const Tensor& t) { return "<Tensor " + t.name + ">"; });
+  py::class_<DeepTensor>(m, "DeepTensor")
+      .def_readonly("name", &DeepTensor::name)
+      .def_readonly("type", &DeepTensor::type)
+      .def_readonly("tensor", &DeepTensor::tensor)
+      .def_readonly("checked_bytes", &DeepTensor::checked_bytes)
+      .def_readonly("bad_values", &DeepTensor::bad_values)
+      .def("__repr__", [](const DeepTensor& t) {
+        return "<DeepTensor " + t.name + ": " + std::to_string(t.bad_values) + " bad values>";
+      });
+  py::class_<DeepSummary>(m, "DeepSummary")
+      .def_readonly("checked_tensors", &DeepSummary::checked_tensors)
+      .def_readonly("checked_bytes", &DeepSummary::checked_bytes)
+      .def_readonly("bad_values", &DeepSummary::bad_values)
+      .def_readonly("unchecked_bytes", &DeepSummary::unchecked_bytes)
+      .def_readonly("tensors", &DeepSummary::tensors)
+      .def_readonly("tensors_suppressed", &DeepSummary::tensors_suppressed)
+      .def("__repr__", [](const DeepSummary& d) {
+        return "<DeepSummary " + std::to_string(d.checked_tensors) + " tensors, " + std::to_string(d.checked_bytes) +
+               " bytes checked, " + std::to_string(d.bad_values) + " bad values>";
+      });
   py::class_<Report>(m, "Report")
       .def_readonly("valid", &Report::valid)
       .def_readonly("file_size", &Report::file_size)
       .def_readonly("findings", &Report::findings)
       .def_readonly("tensors", &Report::tensors)
       .def_readonly("metadata", &Report::metadata)
+      .def_readonly("deep", &Report::deep)
       .def("__bool__", [](const Report& r) { return r.valid; })
       .def("__repr__", [](const Report& r) {
         return std::string("<Report ") + (r.valid ? "valid" : "invalid") + ", " + std::to_string(r.findings.size()) +
                " findings, " + std::to_string(r.tensors.size()) + " tensors>";
       });
 
-  m.def("validate", &Validate, py::arg("source"), py::arg("policy") = "default",
+  m.def("validate", &Validate, py::arg("source"), py::arg("policy") = "default", py::kw_only(),
+        py::arg("deep") = false, py::arg("jobs") = 0,
         "Validates a GGUF file given as a path or as bytes. `policy` is \"default\", \"strict\" or a policy "
-        "document (JSON text). A bad policy raises ValueError, an unreadable file OSError.");
+        "document (JSON text). With deep=True every tensor's data is checked for NaN and infinities as llama.cpp's "
+        "ggml_validate_row_data checks it, on `jobs` threads (0: one per core), and the report's `deep` says what "
+        "was checked (None otherwise). A bad policy raises ValueError, an unreadable file OSError.");
   m.def("rules", [] {
     py::list out;
     for (size_t i = 0; i < ggufguard_rule_count(); ++i) {

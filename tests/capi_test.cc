@@ -12,11 +12,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/ggufguard.hpp"
 #include "ggufguard/report/render.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
@@ -355,6 +357,173 @@ TEST(CApi, PathAndDescriptorAgreeWithTheBuffer) {
   EXPECT_NE(std::string(ggufguard_last_error()), "");
   EXPECT_EQ(ggufguard_validate_fd(-1, nullptr, &missing.r), GGUFGUARD_ERR_IO);
   EXPECT_EQ(ggufguard_validate_path("/", nullptr, &missing.r), GGUFGUARD_ERR_IO);
+}
+
+// The tiny model with clean F32 data (0.25 everywhere); with `nan`,
+// output.weight's element 5 is a NaN.
+testing::BuiltFile TinyWithData(bool nan) {
+  const testing::TinyModel m = testing::MakeTinyModel();
+  GgufBuilder b;
+  for (const auto& [key, value] : m.kvs) b.AddKv(key, value);
+  for (const auto& t : m.tensors) {
+    uint64_t n = 1;
+    for (uint64_t d : t.dims) n *= d;
+    std::vector<float> values(n, 0.25f);
+    if (nan && t.name == "output.weight") values[5] = std::nanf("");
+    std::vector<uint8_t> bytes(n * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    b.AddTensor(t.name, t.dims, t.type, {.data = bytes});
+  }
+  return b.Build();
+}
+
+TEST(CApi, DeepChecksTheDataOnEveryRoute) {
+  const testing::BuiltFile bad = TinyWithData(true);
+  const testing::BuiltFile clean = TinyWithData(false);
+  const uint64_t data_bytes = (56 + 8 + 8 + 56) * 4;  // the four F32 tensors
+  const std::string path = TempPath("deep_nan.gguf");
+  WriteFile(path, bad.bytes);
+  std::vector<ReportPtr> reports(6);
+  ASSERT_EQ(ggufguard_validate_path_deep(path.c_str(), nullptr, 0, &reports[0].r), GGUFGUARD_OK);
+  ASSERT_EQ(ggufguard_validate_path_deep(path.c_str(), nullptr, 2, &reports[1].r), GGUFGUARD_OK);
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ggufguard_validate_fd_deep(fd, nullptr, 1, &reports[2].r), GGUFGUARD_OK);
+  EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), 0) << "the caller's offset moved";
+  ::close(fd);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ASSERT_EQ(::write(pipe_fds[1], bad.bytes.data(), bad.bytes.size()), static_cast<ssize_t>(bad.bytes.size()));
+  ::close(pipe_fds[1]);
+  ASSERT_EQ(ggufguard_validate_fd_deep(pipe_fds[0], nullptr, 0, &reports[3].r), GGUFGUARD_OK);
+  ::close(pipe_fds[0]);
+  ASSERT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), nullptr, 0, &reports[4].r),
+            GGUFGUARD_OK);
+  ASSERT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), nullptr, 2, &reports[5].r),
+            GGUFGUARD_OK);
+  ::unlink(path.c_str());
+  for (size_t k = 0; k < reports.size(); ++k) {
+    const ggufguard_report* r = reports[k].r;
+    SCOPED_TRACE(k);
+    EXPECT_EQ(ggufguard_report_valid(r), 0);
+    EXPECT_EQ(ggufguard_report_deep_ran(r), 1);
+    EXPECT_EQ(ggufguard_report_deep_checked_tensors(r), 4u);
+    EXPECT_EQ(ggufguard_report_deep_checked_bytes(r), data_bytes);
+    EXPECT_EQ(ggufguard_report_deep_bad_values(r), 1u);
+    EXPECT_EQ(ggufguard_report_deep_unchecked_bytes(r), 0u);
+    EXPECT_EQ(ggufguard_report_deep_tensors_suppressed(r), 0u);
+    // The finding says where.
+    bool found = false;
+    for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
+      ggufguard_finding f;
+      ASSERT_EQ(ggufguard_finding_at(r, i, &f), GGUFGUARD_OK);
+      if (std::string(f.rule) != "GG6009") continue;
+      found = true;
+      EXPECT_STREQ(f.name, "tensor-data-non-finite");
+      EXPECT_EQ(f.severity, GGUFGUARD_SEVERITY_ERROR);
+      EXPECT_EQ(f.offset, bad.tensor_data_offsets[3] + 4 * 5) << f.message;
+    }
+    EXPECT_TRUE(found);
+    // Per tensor: the one with the NaN first, then the others in file order.
+    ASSERT_EQ(ggufguard_deep_tensor_count(r), 4u);
+    ggufguard_deep_tensor t;
+    ASSERT_EQ(ggufguard_deep_tensor_at(r, 0, &t), GGUFGUARD_OK);
+    EXPECT_STREQ(t.name, "output.weight");
+    EXPECT_EQ(t.name_length, std::strlen("output.weight"));
+    EXPECT_EQ(t.tensor, 3u);
+    EXPECT_EQ(t.ggml_type, 0u);
+    EXPECT_EQ(t.checked_bytes, 56u * 4);
+    EXPECT_EQ(t.bad_values, 1u);
+    uint64_t sum = t.checked_bytes;
+    for (size_t i = 1; i < 4; ++i) {
+      ASSERT_EQ(ggufguard_deep_tensor_at(r, i, &t), GGUFGUARD_OK);
+      EXPECT_EQ(t.tensor, i - 1);
+      EXPECT_EQ(t.bad_values, 0u);
+      sum += t.checked_bytes;
+    }
+    EXPECT_EQ(sum, data_bytes);
+    EXPECT_EQ(ggufguard_deep_tensor_at(r, 4, &t), GGUFGUARD_ERR_RANGE);
+    EXPECT_EQ(ggufguard_deep_tensor_at(r, SIZE_MAX, &t), GGUFGUARD_ERR_RANGE);
+    EXPECT_EQ(ggufguard_deep_tensor_at(r, 0, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  }
+
+  // Clean data: valid, and the trusted table is there as without --deep.
+  ReportPtr ok;
+  ASSERT_EQ(ggufguard_validate_buffer_deep(clean.bytes.data(), clean.bytes.size(), nullptr, 0, &ok.r), GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_valid(ok.r), 1);
+  EXPECT_EQ(ggufguard_report_deep_ran(ok.r), 1);
+  EXPECT_EQ(ggufguard_report_deep_checked_bytes(ok.r), data_bytes);
+  EXPECT_EQ(ggufguard_report_deep_bad_values(ok.r), 0u);
+  EXPECT_EQ(ggufguard_tensor_count(ok.r), 4u);
+
+  // Without --deep the data is not read: the same file is valid.
+  ReportPtr shallow;
+  ASSERT_EQ(ggufguard_validate_buffer(bad.bytes.data(), bad.bytes.size(), nullptr, &shallow.r), GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_valid(shallow.r), 1);
+  EXPECT_EQ(ggufguard_report_deep_ran(shallow.r), 0);
+  EXPECT_EQ(ggufguard_report_deep_checked_bytes(shallow.r), 0u);
+  EXPECT_EQ(ggufguard_deep_tensor_count(shallow.r), 0u);
+  ggufguard_deep_tensor t;
+  EXPECT_EQ(ggufguard_deep_tensor_at(shallow.r, 0, &t), GGUFGUARD_ERR_RANGE);
+
+  // A policy that makes GG6009 a warning: the file passes, the count stays.
+  ggufguard_policy* lenient = nullptr;
+  const std::string doc = R"({"base": "default", "severities": {"GG6009": "warning"}})";
+  ASSERT_EQ(ggufguard_policy_from_json(doc.data(), doc.size(), &lenient), GGUFGUARD_OK) << ggufguard_last_error();
+  ReportPtr warned;
+  ASSERT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), lenient, 1, &warned.r), GGUFGUARD_OK);
+  ggufguard_policy_free(lenient);
+  EXPECT_EQ(ggufguard_report_valid(warned.r), 1);
+  EXPECT_EQ(ggufguard_report_deep_bad_values(warned.r), 1u);
+
+  // Arguments: too many threads, NULLs; handles are left NULL.
+  ReportPtr refused;
+  refused.r = reinterpret_cast<ggufguard_report*>(&refused);  // must be reset to NULL
+  EXPECT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), nullptr, 1025, &refused.r),
+            GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.r, nullptr);
+  EXPECT_NE(std::string(ggufguard_last_error()), "");
+  EXPECT_EQ(ggufguard_validate_path_deep(nullptr, nullptr, 0, &refused.r), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_validate_path_deep(TempPath("missing.gguf").c_str(), nullptr, 0, &refused.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_fd_deep(-1, nullptr, 0, &refused.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_buffer_deep(nullptr, 1, nullptr, 0, &refused.r), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), nullptr, 0, nullptr),
+            GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.r, nullptr);
+  EXPECT_EQ(ggufguard_report_deep_ran(nullptr), 0);
+  EXPECT_EQ(ggufguard_report_deep_bad_values(nullptr), 0u);
+  EXPECT_EQ(ggufguard_deep_tensor_count(nullptr), 0u);
+  EXPECT_EQ(ggufguard_deep_tensor_at(nullptr, 0, &t), GGUFGUARD_ERR_INVALID_ARGUMENT);
+}
+
+TEST(CppApi, DeepSummaryThroughTheWrapper) {
+  const testing::BuiltFile bad = TinyWithData(true);
+  const std::string path = TempPath("deep_cpp.gguf");
+  WriteFile(path, bad.bytes);
+  const api::Report by_path = api::ValidateDeep(path.c_str(), nullptr, 2);
+  const api::Report in_memory = api::ValidateBufferDeep(bad.bytes.data(), bad.bytes.size());
+  ::unlink(path.c_str());
+  for (const api::Report* r : {&by_path, &in_memory}) {
+    EXPECT_FALSE(r->valid());
+    const std::optional<api::DeepSummary> d = r->deep();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->checked_tensors, 4u);
+    EXPECT_EQ(d->checked_bytes, (56u + 8 + 8 + 56) * 4);
+    EXPECT_EQ(d->bad_values, 1u);
+    EXPECT_EQ(d->unchecked_bytes, 0u);
+    EXPECT_EQ(d->tensors_suppressed, 0u);
+    ASSERT_EQ(d->tensors.size(), 4u);
+    EXPECT_EQ(d->tensors[0].name, "output.weight");
+    EXPECT_EQ(d->tensors[0].tensor, 3u);
+    EXPECT_EQ(d->tensors[0].bad_values, 1u);
+  }
+  EXPECT_FALSE(api::ValidateBuffer(bad.bytes.data(), bad.bytes.size()).deep().has_value());
+  try {
+    api::ValidateBufferDeep(bad.bytes.data(), bad.bytes.size(), nullptr, 5000);
+    ADD_FAILURE() << "5000 threads accepted";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  }
 }
 
 TEST(CApi, MappingHandsOutTheValidatedBytes) {

@@ -136,6 +136,26 @@ GGUFGUARD_API ggufguard_status ggufguard_validate_fd(int fd, const ggufguard_pol
  * valid and unchanged until the report is freed. */
 GGUFGUARD_API ggufguard_status ggufguard_validate_buffer(const void* data, size_t size,
                                                          const ggufguard_policy* policy, ggufguard_report** out);
+/* The same three, then every tensor's data checked as llama.cpp's
+ * ggml_validate_row_data checks it (`ggufguard validate --deep`): NaN and
+ * infinities in F32/F16/BF16/F64 data and in the scales of every quantized
+ * block. Non-finite values are findings (GG6009, an error under the built-in
+ * policies) that name the tensor, the element or block and its byte offset;
+ * the policy's limits.max_deep_bytes bounds how much is read. The check runs
+ * once the header parsed, on `jobs` threads (0: one per core; a descriptor
+ * that is not a regular file is checked as it streams, in the calling
+ * thread); more than 1024 is GGUFGUARD_ERR_INVALID_ARGUMENT. It reads every
+ * byte of tensor data, where the functions above read the header alone
+ * (docs/performance.md has the cost). The ggufguard_report_deep_* getters
+ * below give the totals. */
+GGUFGUARD_API ggufguard_status ggufguard_validate_path_deep(const char* path, const ggufguard_policy* policy,
+                                                            uint32_t jobs, ggufguard_report** out);
+GGUFGUARD_API ggufguard_status ggufguard_validate_fd_deep(int fd, const ggufguard_policy* policy, uint32_t jobs,
+                                                          ggufguard_report** out);
+/* Checks the data in place (the report borrows the bytes, as above). */
+GGUFGUARD_API ggufguard_status ggufguard_validate_buffer_deep(const void* data, size_t size,
+                                                              const ggufguard_policy* policy, uint32_t jobs,
+                                                              ggufguard_report** out);
 GGUFGUARD_API void ggufguard_report_free(ggufguard_report* report);
 
 /* 1 when the file is valid under the policy (no finding of error severity),
@@ -157,6 +177,36 @@ typedef struct ggufguard_finding {
 GGUFGUARD_API size_t ggufguard_finding_count(const ggufguard_report* report);
 GGUFGUARD_API ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t index,
                                                     ggufguard_finding* out);
+
+/* ---- The deep check's results (reports of ggufguard_validate_*_deep) ---- */
+
+/* 1 when the tensor data was checked (a *_deep validation whose header
+ * parsed), else 0; the getters below then return 0 and no tensors. */
+GGUFGUARD_API int ggufguard_report_deep_ran(const ggufguard_report* report);
+GGUFGUARD_API uint64_t ggufguard_report_deep_checked_tensors(const ggufguard_report* report);
+GGUFGUARD_API uint64_t ggufguard_report_deep_checked_bytes(const ggufguard_report* report);
+/* Non-finite values and scales in all, listed as findings or not. */
+GGUFGUARD_API uint64_t ggufguard_report_deep_bad_values(const ggufguard_report* report);
+/* Data not checked: past limits.max_deep_bytes, of a type ggml refuses
+ * (Q8_1), shared by overlapping tensors, or cut by the end of the file. */
+GGUFGUARD_API uint64_t ggufguard_report_deep_unchecked_bytes(const ggufguard_report* report);
+
+typedef struct ggufguard_deep_tensor {
+  const char* name;       /* NUL-terminated copy of the name (any bytes in an invalid file) */
+  size_t name_length;     /* bytes of the name */
+  size_t tensor;          /* its index in the file's tensor infos (as for ggufguard_tensor_at) */
+  uint32_t ggml_type;     /* ggml type id */
+  uint64_t checked_bytes; /* of its data */
+  uint64_t bad_values;
+} ggufguard_deep_tensor;
+
+/* Per checked tensor: those with bad values first, then the others, each in
+ * file order; at most the policy's max_list_entries, the rest counted by
+ * ggufguard_report_deep_tensors_suppressed. */
+GGUFGUARD_API size_t ggufguard_deep_tensor_count(const ggufguard_report* report);
+GGUFGUARD_API ggufguard_status ggufguard_deep_tensor_at(const ggufguard_report* report, size_t index,
+                                                        ggufguard_deep_tensor* out);
+GGUFGUARD_API uint64_t ggufguard_report_deep_tensors_suppressed(const ggufguard_report* report);
 
 /* ---- The trusted tensor table (valid reports only: GGUFGUARD_ERR_NOT_VALID
  * otherwise). Every tensor lies inside the file, aligned, without overlap,

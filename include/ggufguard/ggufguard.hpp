@@ -71,6 +71,25 @@ struct Finding {
   std::string message;
 };
 
+// The check of the tensor data (ValidateDeep): totals, and per tensor
+// (those with bad values first; at most the policy's max_list_entries).
+struct DeepTensor {
+  std::string name;
+  size_t tensor;  // index in the file's tensor infos
+  uint32_t ggml_type;
+  uint64_t checked_bytes;
+  uint64_t bad_values;
+};
+
+struct DeepSummary {
+  uint64_t checked_tensors;
+  uint64_t checked_bytes;
+  uint64_t bad_values;  // non-finite values and scales, listed as findings or not
+  uint64_t unchecked_bytes;
+  std::vector<DeepTensor> tensors;
+  uint64_t tensors_suppressed;
+};
+
 class Report {
  public:
   explicit Report(ggufguard_report* r) : report_(r) {}
@@ -86,6 +105,20 @@ class Report {
       out.push_back({f.rule, f.name, static_cast<ggufguard_severity>(f.severity), f.offset, f.message});
     }
     return out;
+  }
+
+  // std::nullopt unless the data was checked (ValidateDeep, header parsed).
+  std::optional<DeepSummary> deep() const {
+    if (ggufguard_report_deep_ran(get()) == 0) return std::nullopt;
+    DeepSummary d{ggufguard_report_deep_checked_tensors(get()), ggufguard_report_deep_checked_bytes(get()),
+                  ggufguard_report_deep_bad_values(get()), ggufguard_report_deep_unchecked_bytes(get()), {},
+                  ggufguard_report_deep_tensors_suppressed(get())};
+    for (size_t i = 0, n = ggufguard_deep_tensor_count(get()); i < n; ++i) {
+      ggufguard_deep_tensor t;
+      Check(ggufguard_deep_tensor_at(get(), i, &t));
+      d.tensors.push_back({std::string(t.name, t.name_length), t.tensor, t.ggml_type, t.checked_bytes, t.bad_values});
+    }
+    return d;
   }
 
   // The trusted table: empty unless valid().
@@ -144,6 +177,22 @@ inline Report Validate(const char* path, const Policy* policy = nullptr) {
 inline Report ValidateBuffer(const void* bytes, size_t size, const Policy* policy = nullptr) {
   ggufguard_report* r = nullptr;
   Check(ggufguard_validate_buffer(bytes, size, policy ? policy->get() : nullptr, &r));
+  return Report(r);
+}
+
+// Validate, then every tensor's data checked for NaN and infinities as
+// llama.cpp's ggml_validate_row_data checks it, on `jobs` threads (0: one
+// per core): reads the whole file.
+inline Report ValidateDeep(const char* path, const Policy* policy = nullptr, uint32_t jobs = 0) {
+  ggufguard_report* r = nullptr;
+  Check(ggufguard_validate_path_deep(path, policy ? policy->get() : nullptr, jobs, &r));
+  return Report(r);
+}
+
+// `bytes` must outlive the report.
+inline Report ValidateBufferDeep(const void* bytes, size_t size, const Policy* policy = nullptr, uint32_t jobs = 0) {
+  ggufguard_report* r = nullptr;
+  Check(ggufguard_validate_buffer_deep(bytes, size, policy ? policy->get() : nullptr, jobs, &r));
   return Report(r);
 }
 

@@ -121,6 +121,42 @@ def test_tensors_of_a_crafted_file():
     assert data[t.offset:t.offset + t.nbytes] == payload
 
 
+def test_deep_checks_tensor_data(tmp_path):
+    clean = struct.pack("<8f", *range(8))
+    nan = struct.pack("<8f", 0, 1, 2, float("nan"), 4, 5, 6, 7)
+    arch = kv("general.architecture", 8, "tinyarch")
+    data = gguf([arch], [("a", [8], 0, clean), ("b", [4, 2], 0, nan)])
+    path = tmp_path / "nan.gguf"
+    path.write_bytes(data)
+    # Without deep the data is not read: valid, and no deep summary.
+    shallow = ggufguard.validate(data)
+    assert shallow.valid and shallow.deep is None
+    for source, jobs in ((data, 0), (data, 2), (bytearray(data), 1), (path, 0), (str(path), 1)):
+        report = ggufguard.validate(source, deep=True, jobs=jobs)
+        assert not report.valid
+        f = next(f for f in report.findings if f.rule == "GG6009")
+        assert (f.name, f.severity) == ("tensor-data-non-finite", "error")
+        assert "'b'" in f.message and "element 3" in f.message and "NaN" in f.message
+        assert f.offset == data.index(nan) + 12
+        d = report.deep
+        assert (d.checked_tensors, d.checked_bytes, d.bad_values, d.unchecked_bytes) == (2, 64, 1, 0)
+        assert [(t.name, t.type, t.tensor, t.checked_bytes, t.bad_values) for t in d.tensors] == [
+            ("b", 0, 1, 32, 1), ("a", 0, 0, 32, 0)]
+        assert d.tensors_suppressed == 0
+    ok = ggufguard.validate(gguf([arch], [("a", [8], 0, clean)]), deep=True)
+    assert ok.valid and ok.deep.bad_values == 0 and ok.deep.checked_bytes == 32
+    lenient = '{"base": "default", "severities": {"GG6009": "warning"}}'
+    assert ggufguard.validate(data, policy=lenient, deep=True).valid
+    with pytest.raises(ValueError):
+        ggufguard.validate(data, deep=True, jobs=-1)
+    with pytest.raises(ValueError):
+        ggufguard.validate(data, deep=True, jobs=1025)
+    with pytest.raises(ValueError):
+        ggufguard.validate(data, jobs=2)  # jobs without deep
+    with pytest.raises(TypeError):
+        ggufguard.validate(data, "default", True)  # deep is keyword-only
+
+
 def test_every_prefix_is_refused_never_a_crash():
     for cut in range(len(EVERY_TYPE)):
         report = ggufguard.validate(EVERY_TYPE[:cut])

@@ -74,6 +74,7 @@ struct ggufguard_report {
   std::vector<std::string> finding_codes;
   std::vector<std::string> finding_names;
   std::vector<std::string> tensor_names;
+  std::vector<std::string> deep_tensor_names;  // one per report->deep.tensors entry
   std::vector<std::string> keys;                       // NUL-terminated copies, file order
   absl::flat_hash_map<std::string_view, size_t> key_index;  // into keys (views of them); first wins
   // For each array of strings (by KV index): where each element's length
@@ -123,6 +124,10 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
   if (report.valid()) {
     r->tensor_names.reserve(report.header.tensors.size());
     for (const ggufguard::TensorInfo& t : report.header.tensors) r->tensor_names.emplace_back(t.name);
+  }
+  r->deep_tensor_names.reserve(report.deep.tensors.size());
+  for (const ggufguard::DeepTensorResult& t : report.deep.tensors) {
+    r->deep_tensor_names.emplace_back(report.header.tensors[t.tensor].name);
   }
   const std::vector<KeyValue>& kvs = report.header.kvs;
   r->keys.reserve(kvs.size());
@@ -255,6 +260,62 @@ ggufguard_status ArrayElement(const ggufguard_report* r, const char* key, uint64
   return GGUFGUARD_OK;
 }
 
+// The bodies of ggufguard_validate_path/_fd/_buffer and their _deep forms
+// (`deep` disabled for the former).
+ggufguard_status ValidatePath(const char* path, const ggufguard_policy* policy, const ggufguard::DeepOptions& deep,
+                              ggufguard_report** out) {
+  if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+  *out = nullptr;
+  if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
+  absl::StatusOr<std::unique_ptr<ggufguard::FileSource>> source = ggufguard::FileSource::Open(path);
+  if (!source.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(source.status().message()));
+  struct stat st;
+  if (::fstat((*source)->fd(), &st) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
+  return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy), {}, deep), st, out);
+}
+
+ggufguard_status ValidateFd(int fd, const ggufguard_policy* policy, const ggufguard::DeepOptions& deep,
+                            ggufguard_report** out) {
+  if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+  *out = nullptr;
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
+  if (S_ISREG(st.st_mode)) {
+    FdSource source(fd, static_cast<uint64_t>(st.st_size));
+    return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy), {}, deep), st, out);
+  }
+  ggufguard::FdStream stream(fd, absl::StrCat("descriptor ", fd));
+  ggufguard::StreamOptions options;
+  options.hash = false;  // nobody asked for it
+  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, deep), st, out);
+}
+
+ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_policy* policy,
+                                const ggufguard::DeepOptions& deep, ggufguard_report** out) {
+  if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+  *out = nullptr;
+  if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
+  auto r = std::make_unique<ggufguard_report>();
+  static const uint8_t kEmpty = 0;
+  const uint8_t* bytes = data ? static_cast<const uint8_t*>(data) : &kEmpty;
+  r->buffer_report = ggufguard::ValidateBytes(absl::MakeConstSpan(bytes, size), PolicyOf(policy), deep);
+  r->report = &r->buffer_report;
+  return Finish(std::move(r), out);
+}
+
+// The _deep functions' options; as the CLI's --jobs, at most 1024 threads.
+ggufguard_status DeepOptionsFor(uint32_t jobs, ggufguard_report** out, ggufguard::DeepOptions* deep) {
+  if (out != nullptr) *out = nullptr;
+  if (jobs > 1024) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, absl::StrCat("jobs is 0 to 1024, not ", jobs));
+  deep->enabled = true;
+  deep->jobs = jobs;
+  return GGUFGUARD_OK;
+}
+
+const ggufguard::DeepSummary* DeepOf(const ggufguard_report* report) {
+  return report != nullptr && report->report->deep.ran ? &report->report->deep : nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -356,47 +417,42 @@ ggufguard_status ggufguard_policy_from_json(const char* json, size_t size, ggufg
 void ggufguard_policy_free(ggufguard_policy* policy) { delete policy; }
 
 ggufguard_status ggufguard_validate_path(const char* path, const ggufguard_policy* policy, ggufguard_report** out) {
-  return Guard([&] {
-    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    *out = nullptr;
-    if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
-    absl::StatusOr<std::unique_ptr<ggufguard::FileSource>> source = ggufguard::FileSource::Open(path);
-    if (!source.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(source.status().message()));
-    struct stat st;
-    if (::fstat((*source)->fd(), &st) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
-    return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy)), st, out);
-  });
+  return Guard([&] { return ValidatePath(path, policy, {}, out); });
 }
 
 ggufguard_status ggufguard_validate_fd(int fd, const ggufguard_policy* policy, ggufguard_report** out) {
-  return Guard([&] {
-    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    *out = nullptr;
-    struct stat st;
-    if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
-    if (S_ISREG(st.st_mode)) {
-      FdSource source(fd, static_cast<uint64_t>(st.st_size));
-      return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy)), st, out);
-    }
-    ggufguard::FdStream stream(fd, absl::StrCat("descriptor ", fd));
-    ggufguard::StreamOptions options;
-    options.hash = false;  // nobody asked for it
-    return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options), st, out);
-  });
+  return Guard([&] { return ValidateFd(fd, policy, {}, out); });
 }
 
 ggufguard_status ggufguard_validate_buffer(const void* data, size_t size, const ggufguard_policy* policy,
                                            ggufguard_report** out) {
+  return Guard([&] { return ValidateBuffer(data, size, policy, {}, out); });
+}
+
+ggufguard_status ggufguard_validate_path_deep(const char* path, const ggufguard_policy* policy, uint32_t jobs,
+                                              ggufguard_report** out) {
   return Guard([&] {
-    if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    *out = nullptr;
-    if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
-    auto r = std::make_unique<ggufguard_report>();
-    static const uint8_t kEmpty = 0;
-    const uint8_t* bytes = data ? static_cast<const uint8_t*>(data) : &kEmpty;
-    r->buffer_report = ggufguard::ValidateBytes(absl::MakeConstSpan(bytes, size), PolicyOf(policy));
-    r->report = &r->buffer_report;
-    return Finish(std::move(r), out);
+    ggufguard::DeepOptions deep;
+    if (ggufguard_status s = DeepOptionsFor(jobs, out, &deep); s != GGUFGUARD_OK) return s;
+    return ValidatePath(path, policy, deep, out);
+  });
+}
+
+ggufguard_status ggufguard_validate_fd_deep(int fd, const ggufguard_policy* policy, uint32_t jobs,
+                                            ggufguard_report** out) {
+  return Guard([&] {
+    ggufguard::DeepOptions deep;
+    if (ggufguard_status s = DeepOptionsFor(jobs, out, &deep); s != GGUFGUARD_OK) return s;
+    return ValidateFd(fd, policy, deep, out);
+  });
+}
+
+ggufguard_status ggufguard_validate_buffer_deep(const void* data, size_t size, const ggufguard_policy* policy,
+                                                uint32_t jobs, ggufguard_report** out) {
+  return Guard([&] {
+    ggufguard::DeepOptions deep;
+    if (ggufguard_status s = DeepOptionsFor(jobs, out, &deep); s != GGUFGUARD_OK) return s;
+    return ValidateBuffer(data, size, policy, deep, out);
   });
 }
 
@@ -423,6 +479,50 @@ ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t ind
     out->severity = static_cast<int>(f.severity);
     out->offset = f.offset;
     out->message = f.message.c_str();
+    return GGUFGUARD_OK;
+  });
+}
+
+int ggufguard_report_deep_ran(const ggufguard_report* report) { return DeepOf(report) ? 1 : 0; }
+
+uint64_t ggufguard_report_deep_checked_tensors(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->checked_tensors : 0;
+}
+
+uint64_t ggufguard_report_deep_checked_bytes(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->checked_bytes : 0;
+}
+
+uint64_t ggufguard_report_deep_bad_values(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->bad_values : 0;
+}
+
+uint64_t ggufguard_report_deep_unchecked_bytes(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->unchecked_bytes : 0;
+}
+
+uint64_t ggufguard_report_deep_tensors_suppressed(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->tensors_suppressed : 0;
+}
+
+size_t ggufguard_deep_tensor_count(const ggufguard_report* report) {
+  return DeepOf(report) ? DeepOf(report)->tensors.size() : 0;
+}
+
+ggufguard_status ggufguard_deep_tensor_at(const ggufguard_report* report, size_t index, ggufguard_deep_tensor* out) {
+  return Guard([&] {
+    if (report == nullptr || out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or out");
+    if (index >= ggufguard_deep_tensor_count(report)) {
+      return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no deep result ", index));
+    }
+    const ggufguard::DeepTensorResult& t = report->report->deep.tensors[index];
+    const std::string& name = report->deep_tensor_names[index];
+    out->name = name.c_str();
+    out->name_length = name.size();
+    out->tensor = t.tensor;
+    out->ggml_type = report->report->header.tensors[t.tensor].ggml_type;
+    out->checked_bytes = t.checked_bytes;
+    out->bad_values = t.bad_values;
     return GGUFGUARD_OK;
   });
 }
