@@ -156,6 +156,26 @@ void Run(const uint8_t* data, size_t size) {
                          "a tensor outside the file");
   }
 
+  // The deep route: the same verdict as the library's, its getters in
+  // bounds, and a name for every listed tensor.
+  {
+    ggufguard_report* deep = nullptr;
+    GGUFGUARD_FUZZ_CHECK(ggufguard_validate_buffer_deep(data, size, nullptr, 1, &deep) == GGUFGUARD_OK && deep,
+                         std::string("validate_buffer_deep failed: ") + ggufguard_last_error());
+    const Report cpp_deep = ValidateBytes(absl::MakeConstSpan(data, size), DefaultPolicy(), DeepOptions{.enabled = true, .jobs = 1});
+    GGUFGUARD_FUZZ_CHECK((ggufguard_report_valid(deep) == 1) == cpp_deep.valid(), "deep verdicts differ");
+    GGUFGUARD_FUZZ_CHECK((ggufguard_report_deep_ran(deep) == 1) == cpp_deep.deep.ran, "deep ran differs");
+    GGUFGUARD_FUZZ_CHECK(ggufguard_report_deep_bad_values(deep) == cpp_deep.deep.bad_values, "deep counts differ");
+    const size_t n = ggufguard_deep_tensor_count(deep);
+    for (size_t i = 0; i <= n; ++i) {
+      ggufguard_deep_tensor t;
+      const ggufguard_status st = ggufguard_deep_tensor_at(deep, i, &t);
+      GGUFGUARD_FUZZ_CHECK((st == GGUFGUARD_OK) == (i < n), "deep_tensor_at bounds");
+      if (st == GGUFGUARD_OK) GGUFGUARD_FUZZ_CHECK(t.name != nullptr && t.checked_bytes <= size, "a deep tensor");
+    }
+    ggufguard_report_free(deep);
+  }
+
   // Indices from the input itself, so that libFuzzer steers them.
   std::vector<uint64_t> indices = {0, UINT64_MAX, UINT64_MAX / 2, uint64_t{1} << 32};
   if (size >= 8) {
