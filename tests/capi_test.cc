@@ -359,27 +359,9 @@ TEST(CApi, PathAndDescriptorAgreeWithTheBuffer) {
   EXPECT_EQ(ggufguard_validate_path("/", nullptr, &missing.r), GGUFGUARD_ERR_IO);
 }
 
-// The tiny model with clean F32 data (0.25 everywhere); with `nan`,
-// output.weight's element 5 is a NaN.
-testing::BuiltFile TinyWithData(bool nan) {
-  const testing::TinyModel m = testing::MakeTinyModel();
-  GgufBuilder b;
-  for (const auto& [key, value] : m.kvs) b.AddKv(key, value);
-  for (const auto& t : m.tensors) {
-    uint64_t n = 1;
-    for (uint64_t d : t.dims) n *= d;
-    std::vector<float> values(n, 0.25f);
-    if (nan && t.name == "output.weight") values[5] = std::nanf("");
-    std::vector<uint8_t> bytes(n * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    b.AddTensor(t.name, t.dims, t.type, {.data = bytes});
-  }
-  return b.Build();
-}
-
 TEST(CApi, DeepChecksTheDataOnEveryRoute) {
-  const testing::BuiltFile bad = TinyWithData(true);
-  const testing::BuiltFile clean = TinyWithData(false);
+  const testing::BuiltFile bad = testing::TinyModelWithCleanData(0x7fc00000u);
+  const testing::BuiltFile clean = testing::TinyModelWithCleanData();
   const uint64_t data_bytes = (56 + 8 + 8 + 56) * 4;  // the four F32 tensors
   const std::string path = TempPath("deep_nan.gguf");
   WriteFile(path, bad.bytes);
@@ -497,7 +479,7 @@ TEST(CApi, DeepChecksTheDataOnEveryRoute) {
 }
 
 TEST(CppApi, DeepSummaryThroughTheWrapper) {
-  const testing::BuiltFile bad = TinyWithData(true);
+  const testing::BuiltFile bad = testing::TinyModelWithCleanData(0x7fc00000u);
   const std::string path = TempPath("deep_cpp.gguf");
   WriteFile(path, bad.bytes);
   const api::Report by_path = api::ValidateDeep(path.c_str(), nullptr, 2);

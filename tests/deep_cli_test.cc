@@ -36,31 +36,13 @@ CliRun RunTool(const std::vector<std::string>& args) {
   return CliRun{code, out.str(), err.str()};
 }
 
-// The tiny model with clean F32 data (0.25 everywhere), and `output.weight`'s
-// element `bad_element` set to `bits` when given.
-BuiltFile TinyWithData(std::optional<uint32_t> bits = std::nullopt, size_t bad_element = 5) {
-  const testing::TinyModel m = testing::MakeTinyModel();
-  GgufBuilder b;
-  for (const auto& [key, value] : m.kvs) b.AddKv(key, value);
-  for (const auto& t : m.tensors) {
-    uint64_t n = 1;
-    for (uint64_t d : t.dims) n *= d;
-    std::vector<float> values(n, 0.25f);
-    std::vector<uint8_t> bytes(n * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    if (bits && t.name == "output.weight") std::memcpy(bytes.data() + 4 * bad_element, &*bits, 4);
-    b.AddTensor(t.name, t.dims, t.type, TensorOptions{.data = bytes});
-  }
-  return b.Build();
-}
-
 class DeepCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     clean_ = testing::TempPath("deep_cli_clean.gguf");
     bad_ = testing::TempPath("deep_cli_nan.gguf");
-    testing::WriteFileBytes(clean_, TinyWithData().bytes);
-    bad_file_ = TinyWithData(0x7fc00001u);
+    testing::WriteFileBytes(clean_, testing::TinyModelWithCleanData().bytes);
+    bad_file_ = testing::TinyModelWithCleanData(0x7fc00001u);
     testing::WriteFileBytes(bad_, bad_file_.bytes);
   }
   void TearDown() override {

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -111,6 +113,25 @@ inline TinyModel MakeTinyModel() {
                {"output_norm.weight", {8}, 0},
                {"output.weight", {8, 7}, 0}};
   return m;
+}
+
+// The tiny model with clean F32 data (0.25 everywhere) instead of the
+// builder's pattern (whose bytes may read as NaN), for the --deep tests;
+// with `bad_bits`, output.weight's element `bad_element` holds those bits.
+inline BuiltFile TinyModelWithCleanData(std::optional<uint32_t> bad_bits = std::nullopt, size_t bad_element = 5) {
+  const TinyModel m = MakeTinyModel();
+  GgufBuilder b;
+  for (const auto& [key, value] : m.kvs) b.AddKv(key, value);
+  for (const TinyModel::Tensor& t : m.tensors) {
+    uint64_t n = 1;
+    for (uint64_t d : t.dims) n *= d;
+    const float clean = 0.25f;
+    std::vector<uint8_t> bytes(n * 4);
+    for (uint64_t i = 0; i < n; ++i) std::memcpy(bytes.data() + 4 * i, &clean, 4);
+    if (bad_bits && t.name == "output.weight") std::memcpy(bytes.data() + 4 * bad_element, &*bad_bits, 4);
+    b.AddTensor(t.name, t.dims, t.type, TensorOptions{.data = bytes});
+  }
+  return b.Build();
 }
 
 }  // namespace ggufguard::testing
