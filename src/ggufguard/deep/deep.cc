@@ -51,14 +51,13 @@ DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy) {
     }
     const uint64_t bytes = p.end - p.begin;
     uint64_t units = bytes / check.unit_bytes;  // whole: the tensor rules proved bytes % unit == 0
-    const bool reads = check.kind != DataCheckKind::kNothing;
-    const uint64_t affordable = reads ? budget / check.unit_bytes : units;
+    const uint64_t affordable = budget / check.unit_bytes;
     if (units > affordable) {
       plan.unplanned_bytes += (units - affordable) * check.unit_bytes;
       ++plan.limited_tensors;
       units = affordable;
     }
-    if (reads) budget -= units * check.unit_bytes;
+    budget -= units * check.unit_bytes;
     if (units == 0) continue;
     plan.items.push_back({p.tensor, p.begin, units, &check});
   }

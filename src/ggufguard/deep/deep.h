@@ -74,8 +74,9 @@ struct DeepPlan {
 // Every tensor with a known size and offset, in file order. Tensors that end
 // past the file are planned all the same: the source runner leaves them
 // undone, a stream never finishes them, and ReportDeep reports neither.
-// max_deep_bytes counts the bytes a kernel reads, so integer and NVFP4
-// tensors (nothing to check but their bounds) do not use it up.
+// max_deep_bytes bounds the bytes checked, integer and NVFP4 tensors (with
+// nothing to check but their bounds) included, so that checked_bytes never
+// exceeds it.
 DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy);
 
 // One item's outcome. Produced by either runner; `units_done` < the item's
