@@ -152,21 +152,7 @@ class FdSource final : public ggufguard::ByteSource {
   FdSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
   uint64_t size() const override { return size_; }
   absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
-    uint64_t end;
-    if (!ggufguard::CheckedAdd(offset, out.size(), &end) || end > size_) {
-      return absl::OutOfRangeError(absl::StrCat("read of ", out.size(), " bytes at ", offset, " is past the end"));
-    }
-    size_t done = 0;
-    while (done < out.size()) {
-      ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        return absl::ErrnoToStatus(errno, "cannot read the descriptor");
-      }
-      if (got == 0) return absl::DataLossError("the file shrank while it was read");
-      done += static_cast<size_t>(got);
-    }
-    return absl::OkStatus();
+    return ggufguard::PreadFully(fd_, size_, offset, out, "the descriptor");
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
 #include "ggufguard/base/bytes.h"
 #include "ggufguard/base/sha256.h"
 
@@ -49,23 +50,27 @@ absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& 
 
 FileSource::~FileSource() { ::close(fd_); }
 
-absl::Status FileSource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
-  if (!RangeInside(offset, out.size(), size_)) {
+absl::Status PreadFully(int fd, uint64_t size, uint64_t offset, absl::Span<uint8_t> out, std::string_view name) {
+  if (!RangeInside(offset, out.size(), size)) {
     return absl::OutOfRangeError(absl::StrCat("read of ", out.size(), " bytes at ", offset, " is past the end"));
   }
   size_t done = 0;
   while (done < out.size()) {
-    ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    ssize_t got = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
-      return ErrnoStatus(absl::StrCat("cannot read ", path_));
+      return ErrnoStatus(absl::StrCat("cannot read ", Sv(name)));
     }
     if (got == 0) {
-      return absl::DataLossError(absl::StrCat(path_, " shrank while it was read (ends at ", offset + done, ")"));
+      return absl::DataLossError(absl::StrCat(Sv(name), " shrank while it was read (ends at ", offset + done, ")"));
     }
     done += static_cast<size_t>(got);
   }
   return absl::OkStatus();
+}
+
+absl::Status FileSource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
+  return PreadFully(fd_, size_, offset, out, path_);
 }
 
 uint64_t FileSource::NextData(uint64_t offset) {

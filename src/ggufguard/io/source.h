@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -45,6 +46,11 @@ class MemorySource final : public ByteSource {
  private:
   absl::Span<const uint8_t> bytes_;
 };
+
+// Fills `out` from descriptor `fd` at `offset` with pread(2), retrying on
+// EINTR and short reads; an error if the range is not inside [0, size), if
+// a read fails, or if the file ends first (it shrank). `name` is for messages.
+absl::Status PreadFully(int fd, uint64_t size, uint64_t offset, absl::Span<uint8_t> out, std::string_view name);
 
 // A regular file read with pread(2). The size is taken once, at open.
 class FileSource final : public ByteSource {
