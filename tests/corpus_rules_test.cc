@@ -217,7 +217,9 @@ TEST(CommittedCorpusTest, EveryPublicReportIsRejectedWithItsRule) {
   }
   for (const fs::path& p : GgufFiles(CorpusDir() / "regressions")) {
     const std::string name = p.filename().string();
-    if (name.rfind("report-", 0) == 0) EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
+    if (name.rfind("report-", 0) == 0) {
+      EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
+    }
   }
 }
 
