@@ -17,9 +17,6 @@
 namespace ggufguard {
 namespace {
 
-// llama.cpp's LLAMA_MAX_LAYERS: get_key_or_arr throws above it, and per-layer
-// std::arrays are this long.
-constexpr uint32_t kMaxLayers = 512;
 // ggml's GGML_QNT_VERSION: the block layout every quantized type uses today.
 constexpr uint64_t kQuantVersion = 2;
 
@@ -145,19 +142,6 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
   }
 }
 
-// Architectures whose loader reads a layer's head_count_kv of 0 as "no
-// attention here" (load_arch_hparams: is_recurrent(il) = n_head_kv(il) == 0,
-// a Mamba, convolution or KDA layer; deci: linear attention or none, models/
-// deci.cpp). Their converters write such 0s; a K/V tensor on such a layer
-// is left over, and llama.cpp refuses the file ("wrong number of tensors").
-bool ZeroKvHeadsMarkALayerKind(std::string_view arch) {
-  for (std::string_view a : {"deci", "granitehybrid", "jamba", "kimi-linear", "lfm2", "lfm2moe", "nemotron_h",
-                             "nemotron_h_moe", "plamo2"}) {
-    if (arch == a) return true;
-  }
-  return false;
-}
-
 // Where llama.cpp divides by layer 0's head count without testing it for 0
 // (load_hparams itself only divides when n_head() > 0): the division, or
 // empty. SIGFPE, the process dies.
@@ -192,7 +176,7 @@ std::string_view DivisionByHeadCount(std::string_view arch, uint32_t n_layer) {
 // deci, lfm2, granitehybrid write them) and passes.
 void CheckAttentionHeads(RuleContext& ctx, const KeyIndex& keys, std::optional<uint32_t> blocks) {
   if (!IsTransformerArch(keys.arch()) || IsAdapter(keys)) return;
-  if (!blocks || *blocks == 0 || *blocks > kMaxLayers) return;  // GG4008, GG4011, GG4009
+  if (!blocks || *blocks == 0 || *blocks > kLlamaMaxLayers) return;  // GG4008, GG4011, GG4009
   const uint32_t n_layer = *blocks;
   const KeyValue* heads_kv = keys.FindArch("attention.head_count");
   const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
@@ -349,9 +333,9 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   }
   const KeyValue* blocks_kv = keys.FindArch("block_count");
   std::optional<uint32_t> blocks = keys.U32(blocks_kv);
-  if (blocks && *blocks > kMaxLayers) {
+  if (blocks && *blocks > kLlamaMaxLayers) {
     ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value.offset,
-                 absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kMaxLayers,
+                 absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kLlamaMaxLayers,
                               " (LLAMA_MAX_LAYERS) and sizes per-layer arrays by it"));
   }
   CheckArrayLengths(ctx, keys, blocks);

@@ -169,22 +169,6 @@ void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
                             ".expert_*'): llama.cpp aborts (GGML_ASSERT in load_hparams) before it reads a tensor"));
 }
 
-// llama.cpp's LLAMA_MAX_LAYERS (GG4009 above it).
-constexpr uint32_t kMaxLayers = 512;
-
-// Architectures whose loader shapes each layer's K/V projections with that
-// layer's own head_count_kv (load_tensors: n_embd_k_gqa(i), n_head_kv(i)) and
-// whose graph reads it per layer: Nemotron-NAS (deci) and OpenELM vary it
-// from layer to layer, the hybrids write 0 on their recurrent layers, and a
-// tensor that does not match its layer is refused on its shape.
-bool KvWidthPerLayer(std::string_view arch) {
-  for (std::string_view a : {"deci", "granitehybrid", "jamba", "kimi-linear", "lfm2", "lfm2moe", "mimo2", "nemotron_h",
-                             "nemotron_h_moe", "openelm", "plamo2", "plamo3", "step35"}) {
-    if (arch == a) return true;
-  }
-  return false;
-}
-
 // The other architectures create every layer's attn_k/attn_v with layer 0's
 // width (n_embd_k_gqa() = n_embd_head_k * n_head_kv(0)) and build the graph
 // with layer 0's n_head_kv, but llama_kv_cache sizes each layer's K/V cache
@@ -202,7 +186,7 @@ void CheckKvHeadsPerLayer(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* at = kv_heads_kv != nullptr ? kv_heads_kv : heads_kv;
   if (heads_kv == nullptr || at->value.type != ValueType::kArray) return;  // one count for every layer
   const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
-  if (!blocks || *blocks == 0 || *blocks > kMaxLayers) return;  // GG4008, GG4011, GG4009
+  if (!blocks || *blocks == 0 || *blocks > kLlamaMaxLayers) return;  // GG4008, GG4011, GG4009
   const uint32_t n_layer = *blocks;
   const std::vector<const TensorInfo*> kv_tensors = KvTensorsByLayer(ctx.header, n_layer);
   std::optional<uint32_t> first;  // the first attention layer with K/V heads

@@ -34,9 +34,6 @@ constexpr uint64_t kStringObject = 32;
 constexpr uint64_t kVocabEntry = 128;
 // The KV cache holds F16 K and V.
 constexpr uint64_t kKvCacheElement = 2;
-// LLAMA_MAX_LAYERS: llama.cpp refuses more blocks (GG4009), so the estimate
-// walks at most this many.
-constexpr uint32_t kMaxKvLayers = 512;
 
 // "12345678 bytes (11.8 MiB)"; "more than 2^64 bytes" when saturated.
 std::string Bytes(uint64_t n) {
@@ -103,6 +100,40 @@ LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, u
   return h;
 }
 
+namespace {
+
+// What each architecture's loader does with per-layer head counts: whether
+// it shapes K/V per layer (load_tensors: n_embd_k_gqa(i), n_head_kv(i)), and
+// whether a 0 there is a layer without attention (load_arch_hparams:
+// is_recurrent(il) = n_head_kv(il) == 0, a Mamba, convolution or KDA layer;
+// deci: linear attention or none, models/deci.cpp). Their converters write
+// such 0s. OpenELM and mimo2/step35 vary the count but have no such layers.
+struct PerLayerHeadsArch {
+  std::string_view arch;
+  bool zero_kv_is_layer_kind;
+};
+constexpr PerLayerHeadsArch kPerLayerHeadsArchs[] = {
+    {"deci", true},         {"granitehybrid", true},  {"jamba", true},   {"kimi-linear", true}, {"lfm2", true},
+    {"lfm2moe", true},      {"mimo2", false},         {"nemotron_h", true}, {"nemotron_h_moe", true},
+    {"openelm", false},     {"plamo2", true},         {"plamo3", false}, {"step35", false},
+};
+
+const PerLayerHeadsArch* FindPerLayerHeadsArch(std::string_view arch) {
+  for (const PerLayerHeadsArch& a : kPerLayerHeadsArchs) {
+    if (a.arch == arch) return &a;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool KvWidthPerLayer(std::string_view arch) { return FindPerLayerHeadsArch(arch) != nullptr; }
+
+bool ZeroKvHeadsMarkALayerKind(std::string_view arch) {
+  const PerLayerHeadsArch* a = FindPerLayerHeadsArch(arch);
+  return a != nullptr && a->zero_kv_is_layer_kind;
+}
+
 bool IsAdapter(const KeyIndex& keys) {
   const KeyValue* type = keys.Find("general.type");
   return keys.Find("adapter.type") != nullptr ||
@@ -153,7 +184,7 @@ void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
   std::optional<uint32_t> n_ctx = keys.U32(ctx_kv);
   std::optional<uint32_t> n_embd = keys.U32(keys.FindArch("embedding_length"));
   std::optional<uint32_t> n_layer = keys.U32(keys.FindArch("block_count"));
-  if (!n_ctx || !n_embd || !n_layer || *n_layer > kMaxKvLayers) return;
+  if (!n_ctx || !n_embd || !n_layer || *n_layer > kLlamaMaxLayers) return;
   const KeyValue* heads_kv = keys.FindArch("attention.head_count");
   const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
   std::optional<uint32_t> key_len = keys.U32(keys.FindArch("attention.key_length"));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +19,11 @@
 #include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
+
+// llama.cpp's LLAMA_MAX_LAYERS: get_key_or_arr throws above it (GG4009), and
+// per-layer std::arrays are this long, so per-layer rules walk at most this
+// many layers.
+inline constexpr uint32_t kLlamaMaxLayers = 512;
 
 struct RuleContext {
   GgufHeader& header;
@@ -110,6 +116,13 @@ LayerHeads HeadsOfLayer(const KeyValue* heads_kv, const KeyValue* kv_heads_kv, u
 // attn_qkv, the MLA attn_kv_* and attn_k_b/attn_v_b): the first such tensor
 // of each layer below n_layer, or nullptr.
 std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer);
+// Architectures whose loader shapes each layer's K/V projections with that
+// layer's own head_count_kv (deci, openelm, the hybrids: GG9056 exempts them).
+bool KvWidthPerLayer(std::string_view arch);
+// Those of them whose loader reads a layer's head_count_kv of 0 as a layer
+// without attention (a recurrent, convolution or linear-attention layer:
+// GG4017 accepts the 0 there).
+bool ZeroKvHeadsMarkALayerKind(std::string_view arch);
 // A LoRA or control-vector adapter (general.type "adapter", or adapter.type):
 // it names its base model's architecture but holds no model.
 bool IsAdapter(const KeyIndex& keys);
