@@ -115,9 +115,9 @@ uint64_t CountStrings(const GgufHeader& h) {
   uint64_t n = h.tensors.size();
   for (const KeyValue& kv : h.kvs) {
     n += 1;  // the key
-    if (kv.value.type == ValueType::kString) n += 1;
-    if (kv.value.type == ValueType::kArray && kv.value.array.element_type == ValueType::kString) {
-      n += kv.value.array.count;
+    if (kv.type() == ValueType::kString) n += 1;
+    if (kv.type() == ValueType::kArray && kv.value().array.element_type == ValueType::kString) {
+      n += kv.value().array.count;
     }
   }
   return n;

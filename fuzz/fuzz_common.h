@@ -156,11 +156,11 @@ inline void CheckReport(const Report& r, absl::Span<const uint8_t> bytes, absl::
   // Views: every string and span of the header lies in the bytes it borrows.
   const GgufHeader& h = r.header;
   for (const KeyValue& kv : h.kvs) {
-    GGUFGUARD_FUZZ_CHECK(StringInside(kv.key, view_bytes), "key view outside the buffer");
-    GGUFGUARD_FUZZ_CHECK(SpanInside(kv.value.bytes, view_bytes), "value view outside the buffer");
-    GGUFGUARD_FUZZ_CHECK(kv.offset < size && kv.type_offset < size, "KV offset outside the file");
-    if (kv.value.type == ValueType::kArray) {
-      GGUFGUARD_FUZZ_CHECK(SpanInside(kv.value.array.element_bytes, view_bytes), "array view outside the buffer");
+    GGUFGUARD_FUZZ_CHECK(StringInside(kv.key(), view_bytes), "key view outside the buffer");
+    GGUFGUARD_FUZZ_CHECK(SpanInside(kv.value().bytes, view_bytes), "value view outside the buffer");
+    GGUFGUARD_FUZZ_CHECK(kv.offset() < size && kv.type_offset() < size, "KV offset outside the file");
+    if (kv.type() == ValueType::kArray) {
+      GGUFGUARD_FUZZ_CHECK(SpanInside(kv.value().array.element_bytes, view_bytes), "array view outside the buffer");
     }
   }
   for (const TensorInfo& t : h.tensors) {

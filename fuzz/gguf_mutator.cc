@@ -87,10 +87,10 @@ GgufLayout MapGguf(absl::Span<const uint8_t> bytes) {
   L.kvs_end = 8 + 2 * uint64_t{ls};
   bool nested = false;
   for (const KeyValue& kv : h.kvs) {
-    AddField(L, kv.offset, ls, FieldKind::kLength);
-    L.strings.push_back(StringRegion{kv.key_offset, kv.key_offset + kv.key.size(), kv.offset});
-    AddField(L, kv.type_offset, 4, FieldKind::kValueType);
-    const Value& v = kv.value;
+    AddField(L, kv.offset(), ls, FieldKind::kLength);
+    L.strings.push_back(StringRegion{kv.key_offset(), kv.key_offset() + kv.key().size(), kv.offset()});
+    AddField(L, kv.type_offset(), 4, FieldKind::kValueType);
+    const Value v = kv.value();
     const uint64_t end = v.offset + v.bytes.size();
     switch (v.type) {
       case ValueType::kString:
@@ -98,8 +98,8 @@ GgufLayout MapGguf(absl::Span<const uint8_t> bytes) {
         L.strings.push_back(StringRegion{v.offset, end, v.offset - ls});
         break;
       case ValueType::kArray:
-        AddField(L, kv.type_offset + 4, 4, FieldKind::kArrayType);
-        AddField(L, kv.type_offset + 8, ls, FieldKind::kArrayCount);
+        AddField(L, kv.type_offset() + 4, 4, FieldKind::kArrayType);
+        AddField(L, kv.type_offset() + 8, ls, FieldKind::kArrayCount);
         if (v.array.element_type == ValueType::kArray) {
           nested = true;
         } else {
@@ -108,9 +108,9 @@ GgufLayout MapGguf(absl::Span<const uint8_t> bytes) {
         break;
       default: {
         const auto w = static_cast<uint8_t>(ScalarSize(v.type));
-        const bool alignment = kv.key == "general.alignment" && v.type == ValueType::kUint32;
+        const bool alignment = kv.key() == "general.alignment" && v.type == ValueType::kUint32;
         AddField(L, v.offset, w, alignment ? FieldKind::kAlignment : FieldKind::kScalar);
-        L.scalar_kvs.push_back(ScalarKv{kv.type_offset, w});
+        L.scalar_kvs.push_back(ScalarKv{kv.type_offset(), w});
         if (alignment) {
           const uint64_t a = *v.AsUnsigned();
           if (a != 0 && (a & (a - 1)) == 0) L.alignment = a;
@@ -118,7 +118,7 @@ GgufLayout MapGguf(absl::Span<const uint8_t> bytes) {
         break;
       }
     }
-    L.kvs.push_back(Record{kv.offset, end});
+    L.kvs.push_back(Record{kv.offset(), end});
     L.kvs_end = end;
   }
   L.infos_end = L.kvs_end;

@@ -36,12 +36,12 @@ void CheckParsed(const ParseResult& r, absl::Span<const uint8_t> bytes) {
   const GgufHeader& h = r.header;
   GGUFGUARD_FUZZ_CHECK(h.kvs.size() <= h.kv_count && h.tensors.size() <= h.tensor_count, "more views than declared");
   for (const KeyValue& kv : h.kvs) {
-    if (kv.value.type == ValueType::kString) CheckUtf8Agrees(kv.value.bytes.data(), kv.value.bytes.size());
-    GGUFGUARD_FUZZ_CHECK(StringInside(kv.key, bytes) && SpanInside(kv.value.bytes, bytes), "KV view outside input");
-    GGUFGUARD_FUZZ_CHECK(kv.key_offset + kv.key.size() <= bytes.size(), "key past the end");
-    GGUFGUARD_FUZZ_CHECK(kv.value.offset + kv.value.bytes.size() <= bytes.size(), "value past the end");
-    if (kv.value.type == ValueType::kArray) {
-      const ArrayView& a = kv.value.array;
+    if (kv.type() == ValueType::kString) CheckUtf8Agrees(kv.value().bytes.data(), kv.value().bytes.size());
+    GGUFGUARD_FUZZ_CHECK(StringInside(kv.key(), bytes) && SpanInside(kv.value().bytes, bytes), "KV view outside input");
+    GGUFGUARD_FUZZ_CHECK(kv.key_offset() + kv.key().size() <= bytes.size(), "key past the end");
+    GGUFGUARD_FUZZ_CHECK(kv.value().offset + kv.value().bytes.size() <= bytes.size(), "value past the end");
+    if (kv.type() == ValueType::kArray) {
+      const ArrayView a = kv.value().array;
       GGUFGUARD_FUZZ_CHECK(SpanInside(a.element_bytes, bytes), "array view outside input");
       const uint32_t scalar = ScalarSize(a.element_type);
       if (scalar != 0) {
@@ -52,8 +52,8 @@ void CheckParsed(const ParseResult& r, absl::Span<const uint8_t> bytes) {
         GGUFGUARD_FUZZ_CHECK(a.element_bytes.size() >= a.count * MinEncodedSize(a.element_type, a.length_size),
                              "array shorter than its count allows");
       }
-    } else if (ScalarSize(kv.value.type) != 0) {
-      GGUFGUARD_FUZZ_CHECK(kv.value.bytes.size() == ScalarSize(kv.value.type), "scalar of the wrong width");
+    } else if (ScalarSize(kv.type()) != 0) {
+      GGUFGUARD_FUZZ_CHECK(kv.value().bytes.size() == ScalarSize(kv.type()), "scalar of the wrong width");
     }
   }
   for (const TensorInfo& t : h.tensors) {

@@ -111,7 +111,7 @@ TEST(CorpusRealTest, EveryFileGetsTheManifestVerdict) {
       EXPECT_EQ(r.header.kvs.size(), r.header.kv_count);
       EXPECT_EQ(r.header.tensors.size(), r.header.tensor_count);
       ASSERT_NE(r.header.Find("tokenizer.ggml.tokens"), nullptr);
-      EXPECT_EQ(r.header.Find("tokenizer.ggml.tokens")->value.array.count, 32000u);
+      EXPECT_EQ(r.header.Find("tokenizer.ggml.tokens")->value().array.count, 32000u);
     } else {
       ASSERT_EQ(f.dir, "malformed");
       EXPECT_FALSE(r.valid()) << Describe(r);
@@ -190,13 +190,13 @@ TEST(CorpusRealTest, BigEndianConversionsMatchTheirOriginals) {
     EXPECT_EQ(b.data_offset, l.data_offset);
     ASSERT_EQ(b.kvs.size(), l.kvs.size());
     for (size_t i = 0; i < l.kvs.size(); ++i) {
-      EXPECT_EQ(b.kvs[i].key, l.kvs[i].key);
-      EXPECT_EQ(b.kvs[i].value.type, l.kvs[i].value.type);
-      EXPECT_EQ(b.kvs[i].value.AsUnsigned(), l.kvs[i].value.AsUnsigned()) << l.kvs[i].key;
-      if (l.kvs[i].value.type == ValueType::kString) {
-        EXPECT_EQ(b.kvs[i].value.AsString(), l.kvs[i].value.AsString());
+      EXPECT_EQ(b.kvs[i].key(), l.kvs[i].key());
+      EXPECT_EQ(b.kvs[i].type(), l.kvs[i].type());
+      EXPECT_EQ(b.kvs[i].value().AsUnsigned(), l.kvs[i].value().AsUnsigned()) << l.kvs[i].key();
+      if (l.kvs[i].type() == ValueType::kString) {
+        EXPECT_EQ(b.kvs[i].value().AsString(), l.kvs[i].value().AsString());
       }
-      EXPECT_EQ(b.kvs[i].value.array.count, l.kvs[i].value.array.count);
+      EXPECT_EQ(b.kvs[i].value().array.count, l.kvs[i].value().array.count);
     }
     ASSERT_EQ(b.tensors.size(), l.tensors.size());
     for (size_t i = 0; i < l.tensors.size(); ++i) {

@@ -45,15 +45,15 @@ void ExpectMatchesBruteForce(const GgufHeader& h, KeyGroups::KeyHash hash) {
   for (size_t i = 0; i < n; ++i) {
     size_t exact = i, canonical = i;
     for (size_t j = i; j-- > 0;) {
-      if (h.kvs[j].key == h.kvs[i].key) exact = j;
-      if (CanonicalKey(h.kvs[j].key) == CanonicalKey(h.kvs[i].key)) canonical = j;
+      if (h.kvs[j].key() == h.kvs[i].key()) exact = j;
+      if (CanonicalKey(h.kvs[j].key()) == CanonicalKey(h.kvs[i].key())) canonical = j;
     }
     ASSERT_EQ(g.FirstExact(i), exact) << i;
     ASSERT_EQ(g.FirstCanonical(i), canonical) << i;
     if (canonical == i) {
       std::vector<uint32_t> members;
       for (size_t j = i; j < n; ++j) {
-        if (CanonicalKey(h.kvs[j].key) == CanonicalKey(h.kvs[i].key)) members.push_back(static_cast<uint32_t>(j));
+        if (CanonicalKey(h.kvs[j].key()) == CanonicalKey(h.kvs[i].key())) members.push_back(static_cast<uint32_t>(j));
       }
       EXPECT_EQ(g.CanonicalGroupSize(i), members.size());
       EXPECT_EQ(g.Members(static_cast<uint32_t>(i)), members);

@@ -310,7 +310,7 @@ TEST(KnownKeysTest, RulesReadTheCStringResolution) {
   GgufHeader h = r.header;
   KeyIndex keys(h);
   ASSERT_NE(keys.FindArch("block_count"), nullptr);
-  EXPECT_EQ(keys.FindArch("block_count")->offset, f.kv_offsets[1]);
+  EXPECT_EQ(keys.FindArch("block_count")->offset(), f.kv_offsets[1]);
   EXPECT_EQ(keys.arch(), "llama");
   EXPECT_EQ(VocabularySize(keys), 7u);
 }

@@ -125,18 +125,18 @@ TEST(ParserVersionTest, V1IsParsedCompletely) {
   ASSERT_EQ(h.tensors.size(), 2u);
   for (size_t i = 0; i < h.kvs.size(); ++i) {
     const testing::KvFields kv = KvAt(f, i, /*length_size=*/4);
-    EXPECT_EQ(h.kvs[i].offset, kv.start) << i;
-    EXPECT_EQ(h.kvs[i].key_offset, kv.key) << i;
-    EXPECT_EQ(h.kvs[i].type_offset, kv.type) << i;
+    EXPECT_EQ(h.kvs[i].offset(), kv.start) << i;
+    EXPECT_EQ(h.kvs[i].key_offset(), kv.key) << i;
+    EXPECT_EQ(h.kvs[i].type_offset(), kv.type) << i;
   }
-  EXPECT_EQ(h.kvs[0].value.AsString(), "llama");
-  EXPECT_EQ(h.kvs[0].value.offset, KvAt(f, 0, 4).string_bytes());
-  EXPECT_EQ(h.kvs[1].value.array.count, 3u);
-  EXPECT_EQ(h.kvs[1].value.array.length_size, 4u);
-  EXPECT_EQ(h.kvs[1].value.array.elements_offset, KvAt(f, 1, 4).array_elements());
-  EXPECT_EQ(h.kvs[2].value.AsUnsigned(), 2u);
-  EXPECT_EQ(h.kvs[3].value.AsDouble(), 10000.0);
-  EXPECT_EQ(h.kvs[4].value.AsUnsigned(), 1u);
+  EXPECT_EQ(h.kvs[0].value().AsString(), "llama");
+  EXPECT_EQ(h.kvs[0].value().offset, KvAt(f, 0, 4).string_bytes());
+  EXPECT_EQ(h.kvs[1].value().array.count, 3u);
+  EXPECT_EQ(h.kvs[1].value().array.length_size, 4u);
+  EXPECT_EQ(h.kvs[1].value().array.elements_offset, KvAt(f, 1, 4).array_elements());
+  EXPECT_EQ(h.kvs[2].value().AsUnsigned(), 2u);
+  EXPECT_EQ(h.kvs[3].value().AsDouble(), 10000.0);
+  EXPECT_EQ(h.kvs[4].value().AsUnsigned(), 1u);
   EXPECT_EQ(h.tensors[0].name, "token_embd.weight");
   EXPECT_EQ(h.tensors[0].n_dims, 2u);
   EXPECT_EQ(h.tensors[0].dims[0], 4u);
@@ -221,31 +221,31 @@ TEST(ParserBigEndianTest, ParsesLikeItsLittleEndianTwin) {
     EXPECT_EQ(b.data_offset, l.data_offset);
     ASSERT_EQ(b.kvs.size(), l.kvs.size());
     for (size_t i = 0; i < l.kvs.size(); ++i) {
-      SCOPED_TRACE(std::string(l.kvs[i].key));
-      EXPECT_EQ(b.kvs[i].key, l.kvs[i].key);
-      EXPECT_EQ(b.kvs[i].offset, l.kvs[i].offset);
-      EXPECT_EQ(b.kvs[i].value.type, l.kvs[i].value.type);
-      EXPECT_EQ(b.kvs[i].value.offset, l.kvs[i].value.offset);
-      EXPECT_EQ(b.kvs[i].value.AsUnsigned(), l.kvs[i].value.AsUnsigned());
-      EXPECT_EQ(b.kvs[i].value.AsSigned(), l.kvs[i].value.AsSigned());
-      if (l.kvs[i].value.type == ValueType::kString) {
-        EXPECT_EQ(b.kvs[i].value.AsString(), l.kvs[i].value.AsString());
+      SCOPED_TRACE(std::string(l.kvs[i].key()));
+      EXPECT_EQ(b.kvs[i].key(), l.kvs[i].key());
+      EXPECT_EQ(b.kvs[i].offset(), l.kvs[i].offset());
+      EXPECT_EQ(b.kvs[i].type(), l.kvs[i].type());
+      EXPECT_EQ(b.kvs[i].value().offset, l.kvs[i].value().offset);
+      EXPECT_EQ(b.kvs[i].value().AsUnsigned(), l.kvs[i].value().AsUnsigned());
+      EXPECT_EQ(b.kvs[i].value().AsSigned(), l.kvs[i].value().AsSigned());
+      if (l.kvs[i].type() == ValueType::kString) {
+        EXPECT_EQ(b.kvs[i].value().AsString(), l.kvs[i].value().AsString());
       }
-      if (auto d = l.kvs[i].value.AsDouble(); d.has_value() && !std::isnan(*d)) {
-        EXPECT_EQ(b.kvs[i].value.AsDouble(), d);
+      if (auto d = l.kvs[i].value().AsDouble(); d.has_value() && !std::isnan(*d)) {
+        EXPECT_EQ(b.kvs[i].value().AsDouble(), d);
       }
-      if (l.kvs[i].value.type == ValueType::kArray) {
-        EXPECT_EQ(b.kvs[i].value.array.count, l.kvs[i].value.array.count);
-        EXPECT_EQ(b.kvs[i].value.array.element_type, l.kvs[i].value.array.element_type);
-        EXPECT_EQ(b.kvs[i].value.array.elements_offset, l.kvs[i].value.array.elements_offset);
-        EXPECT_EQ(b.kvs[i].value.array.element_bytes.size(), l.kvs[i].value.array.element_bytes.size());
+      if (l.kvs[i].type() == ValueType::kArray) {
+        EXPECT_EQ(b.kvs[i].value().array.count, l.kvs[i].value().array.count);
+        EXPECT_EQ(b.kvs[i].value().array.element_type, l.kvs[i].value().array.element_type);
+        EXPECT_EQ(b.kvs[i].value().array.elements_offset, l.kvs[i].value().array.elements_offset);
+        EXPECT_EQ(b.kvs[i].value().array.element_bytes.size(), l.kvs[i].value().array.element_bytes.size());
       }
     }
-    EXPECT_EQ(b.kvs[2].value.AsUnsigned(), 7u);
-    EXPECT_EQ(b.kvs[4].value.AsSigned(), -3);
-    EXPECT_EQ(b.kvs[5].value.AsUnsigned(), 0x0102030405060708u);
-    EXPECT_EQ(b.kvs[6].value.AsDouble(), -2.5);
-    EXPECT_EQ(b.kvs[10].value.array.ScalarAt<uint32_t>(0), 2u);
+    EXPECT_EQ(b.kvs[2].value().AsUnsigned(), 7u);
+    EXPECT_EQ(b.kvs[4].value().AsSigned(), -3);
+    EXPECT_EQ(b.kvs[5].value().AsUnsigned(), 0x0102030405060708u);
+    EXPECT_EQ(b.kvs[6].value().AsDouble(), -2.5);
+    EXPECT_EQ(b.kvs[10].value().array.ScalarAt<uint32_t>(0), 2u);
     ASSERT_EQ(b.tensors.size(), l.tensors.size());
     for (size_t i = 0; i < l.tensors.size(); ++i) {
       SCOPED_TRACE(std::string(l.tensors[i].name));
@@ -275,14 +275,14 @@ TEST(ParserHeaderViewTest, OffsetsAreTheWritersOffsets) {
   const GgufHeader& h = r.header;
   ASSERT_EQ(h.kvs.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(h.kvs[i].offset, KvAt(f, i).start);
-    EXPECT_EQ(h.kvs[i].key_offset, KvAt(f, i).key);
-    EXPECT_EQ(h.kvs[i].type_offset, KvAt(f, i).type);
+    EXPECT_EQ(h.kvs[i].offset(), KvAt(f, i).start);
+    EXPECT_EQ(h.kvs[i].key_offset(), KvAt(f, i).key);
+    EXPECT_EQ(h.kvs[i].type_offset(), KvAt(f, i).type);
   }
-  EXPECT_EQ(h.kvs[0].value.offset, KvAt(f, 0).string_bytes());
-  EXPECT_EQ(h.kvs[1].value.offset, KvAt(f, 1).array_elements());
-  EXPECT_EQ(h.kvs[1].value.array.element_bytes.size(), 12u);
-  EXPECT_EQ(h.kvs[2].value.offset, KvAt(f, 2).payload);
+  EXPECT_EQ(h.kvs[0].value().offset, KvAt(f, 0).string_bytes());
+  EXPECT_EQ(h.kvs[1].value().offset, KvAt(f, 1).array_elements());
+  EXPECT_EQ(h.kvs[1].value().array.element_bytes.size(), 12u);
+  EXPECT_EQ(h.kvs[2].value().offset, KvAt(f, 2).payload);
   EXPECT_EQ(h.Find("test.f64"), &h.kvs[2]);
   EXPECT_EQ(h.Find("test.f6"), nullptr);
   ASSERT_EQ(h.tensors.size(), 2u);
@@ -475,22 +475,22 @@ TEST(ParserValueTypesTest, EveryKnownTypeRoundTrips) {
   ASSERT_TRUE(IsValid(r));
   const auto& kv = r.header.kvs;
   ASSERT_EQ(kv.size(), 13u);
-  for (uint32_t i = 0; i < 13; ++i) EXPECT_EQ(static_cast<uint32_t>(kv[i].value.type), i);
-  EXPECT_EQ(kv[0].value.AsUnsigned(), 200u);
-  EXPECT_EQ(kv[1].value.AsSigned(), -100);
-  EXPECT_FALSE(kv[1].value.AsUnsigned().has_value());
-  EXPECT_EQ(kv[2].value.AsUnsigned(), 60000u);
-  EXPECT_EQ(kv[3].value.AsSigned(), -30000);
-  EXPECT_EQ(kv[4].value.AsUnsigned(), 4000000000u);
-  EXPECT_EQ(kv[5].value.AsSigned(), -2000000000);
-  EXPECT_EQ(kv[6].value.AsDouble(), 0.25);
-  EXPECT_EQ(kv[7].value.AsUnsigned(), 1u);
-  EXPECT_EQ(kv[8].value.AsString(), "s");
-  EXPECT_EQ(kv[9].value.array.count, 2u);
-  EXPECT_EQ(kv[10].value.AsUnsigned(), UINT64_MAX);
-  EXPECT_FALSE(kv[10].value.AsSigned().has_value());
-  EXPECT_EQ(kv[11].value.AsSigned(), INT64_MIN);
-  EXPECT_EQ(kv[12].value.AsDouble(), -0.125);
+  for (uint32_t i = 0; i < 13; ++i) EXPECT_EQ(static_cast<uint32_t>(kv[i].type()), i);
+  EXPECT_EQ(kv[0].value().AsUnsigned(), 200u);
+  EXPECT_EQ(kv[1].value().AsSigned(), -100);
+  EXPECT_FALSE(kv[1].value().AsUnsigned().has_value());
+  EXPECT_EQ(kv[2].value().AsUnsigned(), 60000u);
+  EXPECT_EQ(kv[3].value().AsSigned(), -30000);
+  EXPECT_EQ(kv[4].value().AsUnsigned(), 4000000000u);
+  EXPECT_EQ(kv[5].value().AsSigned(), -2000000000);
+  EXPECT_EQ(kv[6].value().AsDouble(), 0.25);
+  EXPECT_EQ(kv[7].value().AsUnsigned(), 1u);
+  EXPECT_EQ(kv[8].value().AsString(), "s");
+  EXPECT_EQ(kv[9].value().array.count, 2u);
+  EXPECT_EQ(kv[10].value().AsUnsigned(), UINT64_MAX);
+  EXPECT_FALSE(kv[10].value().AsSigned().has_value());
+  EXPECT_EQ(kv[11].value().AsSigned(), INT64_MIN);
+  EXPECT_EQ(kv[12].value().AsDouble(), -0.125);
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ TEST(GrowingPrefixTest, ViewsPointIntoThePrefix) {
   ASSERT_TRUE(v.ok());
   ValidatedFile moved = std::move(*v);
   ASSERT_TRUE(moved.report().valid()) << Describe(moved.report());
-  const std::string_view name = moved.report().header.kvs[0].value.AsString();
+  const std::string_view name = moved.report().header.kvs[0].value().AsString();
   EXPECT_EQ(name, "kept");
   const auto prefix = moved.prefix();
   EXPECT_GE(reinterpret_cast<const uint8_t*>(name.data()), prefix.data());

@@ -58,8 +58,8 @@ Counted ValidateCounted(uint32_t vocab_scale) {
   c.header_end = report.header.infos_end;
   c.file_size = file.file_size;
   for (const KeyValue& kv : report.header.kvs) {
-    if (kv.value.type == ValueType::kArray && kv.value.array.element_type == ValueType::kString) {
-      c.strings += kv.value.array.count;
+    if (kv.type() == ValueType::kArray && kv.value().array.element_type == ValueType::kString) {
+      c.strings += kv.value().array.count;
     }
   }
   return c;

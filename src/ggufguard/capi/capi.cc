@@ -131,12 +131,12 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
   }
   const std::vector<KeyValue>& kvs = report.header.kvs;
   r->keys.reserve(kvs.size());
-  for (const KeyValue& kv : kvs) r->keys.emplace_back(kv.key);
+  for (const KeyValue& kv : kvs) r->keys.emplace_back(kv.key());
   // After `keys` stops growing: the map's views point into its strings.
   r->key_index.reserve(kvs.size());
   for (size_t i = 0; i < kvs.size(); ++i) {
     r->key_index.try_emplace(std::string_view(r->keys[i]), i);
-    const Value& v = kvs[i].value;
+    const Value v = kvs[i].value();
     if (v.type == ValueType::kArray && v.array.element_type == ValueType::kString) {
       r->string_starts.emplace(i, StringStarts(v.array));
     }
@@ -231,8 +231,8 @@ ggufguard_status ReadBool(const Value& v, int* out) {
 ggufguard_status ArrayElement(const ggufguard_report* r, const char* key, uint64_t index, Value* element) {
   const KeyValue* kv;
   if (ggufguard_status s = LookUp(r, key, &kv); s != GGUFGUARD_OK) return s;
-  if (kv->value.type != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
-  const ArrayView& a = kv->value.array;
+  if (kv->type() != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
+  const ArrayView a = kv->value().array;
   const uint32_t size = ggufguard::ScalarSize(a.element_type);
   if (size == 0) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is an array of strings or arrays"));
   // Both bounds: the declared count, and the bytes there are (fewer in a
@@ -547,7 +547,7 @@ ggufguard_status ggufguard_kv_at(const ggufguard_report* report, size_t index, c
     if (index >= report->keys.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no key ", index));
     if (key) *key = report->keys[index].c_str();
     if (key_length) *key_length = report->keys[index].size();
-    if (type) *type = static_cast<int>(report->report->header.kvs[index].value.type);
+    if (type) *type = static_cast<int>(report->report->header.kvs[index].type());
     return GGUFGUARD_OK;
   });
 }
@@ -557,7 +557,7 @@ ggufguard_status ggufguard_get_type(const ggufguard_report* report, const char* 
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (type == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    *type = static_cast<int>(kv->value.type);
+    *type = static_cast<int>(kv->type());
     return GGUFGUARD_OK;
   });
 }
@@ -568,9 +568,9 @@ ggufguard_status ggufguard_get_string(const ggufguard_report* report, const char
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (data == nullptr || length == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    if (kv->value.type != ValueType::kString) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not a string"));
-    *data = reinterpret_cast<const char*>(kv->value.bytes.data());
-    *length = kv->value.bytes.size();
+    if (kv->type() != ValueType::kString) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not a string"));
+    *data = reinterpret_cast<const char*>(kv->value().bytes.data());
+    *length = kv->value().bytes.size();
     return GGUFGUARD_OK;
   });
 }
@@ -580,7 +580,7 @@ ggufguard_status ggufguard_get_int64(const ggufguard_report* report, const char*
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    return ReadInt64(kv->value, out);
+    return ReadInt64(kv->value(), out);
   });
 }
 
@@ -589,7 +589,7 @@ ggufguard_status ggufguard_get_uint64(const ggufguard_report* report, const char
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    return ReadUint64(kv->value, out);
+    return ReadUint64(kv->value(), out);
   });
 }
 
@@ -598,7 +598,7 @@ ggufguard_status ggufguard_get_float64(const ggufguard_report* report, const cha
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    return ReadFloat64(kv->value, out);
+    return ReadFloat64(kv->value(), out);
   });
 }
 
@@ -607,7 +607,7 @@ ggufguard_status ggufguard_get_bool(const ggufguard_report* report, const char* 
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
     if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
-    return ReadBool(kv->value, out);
+    return ReadBool(kv->value(), out);
   });
 }
 
@@ -616,9 +616,9 @@ ggufguard_status ggufguard_get_array(const ggufguard_report* report, const char*
   return Guard([&] {
     const KeyValue* kv;
     if (ggufguard_status s = LookUp(report, key, &kv); s != GGUFGUARD_OK) return s;
-    if (kv->value.type != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
-    if (element_type) *element_type = static_cast<int>(kv->value.array.element_type);
-    if (count) *count = kv->value.array.count;
+    if (kv->type() != ValueType::kArray) return Fail(GGUFGUARD_ERR_TYPE, absl::StrCat(key, " is not an array"));
+    if (element_type) *element_type = static_cast<int>(kv->value().array.element_type);
+    if (count) *count = kv->value().array.count;
     return GGUFGUARD_OK;
   });
 }
@@ -638,7 +638,7 @@ ggufguard_status ggufguard_get_array_string(const ggufguard_report* report, cons
       return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("index ", index, " is past the end of ", key));
     }
     // StringStarts checked that the length and the bytes it counts are there.
-    const ArrayView& a = kv->value.array;
+    const ArrayView a = kv->value().array;
     const uint8_t* p = a.element_bytes.data() + it->second[index];
     const uint64_t n = a.length_size == 4 ? ggufguard::LoadUnsigned<uint32_t>(p, a.order)
                                           : ggufguard::LoadUnsigned<uint64_t>(p, a.order);

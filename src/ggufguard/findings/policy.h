@@ -54,6 +54,10 @@ struct Limits {
 // The hard ceiling on nesting depth whatever a policy file says: the parser
 // recurses once per level.
 inline constexpr uint32_t kHardMaxNestingDepth = 64;
+// The hard ceiling on max_header_bytes: the parsed view keeps 32-bit
+// positions for its KVs (format/header.h, KeyValue). Real headers are
+// megabytes; ggml reads no header this large into memory either.
+inline constexpr uint64_t kHardMaxHeaderBytes = UINT32_MAX;
 
 struct Policy {
   std::string name = "default";

@@ -89,6 +89,10 @@ absl::Status ParseLimits(const Json& limits, std::string_view origin, Limits& ou
     return Bad(origin, "limits.max_nesting_depth",
                absl::StrCat(out.max_nesting_depth, " exceeds the hard ceiling of ", kHardMaxNestingDepth));
   }
+  if (out.max_header_bytes > kHardMaxHeaderBytes) {
+    return Bad(origin, "limits.max_header_bytes",
+               absl::StrCat(out.max_header_bytes, " exceeds the hard ceiling of ", kHardMaxHeaderBytes));
+  }
   if (out.min_alignment == 0 || out.min_alignment > out.max_alignment) {
     return Bad(origin, "limits.min_alignment",
                absl::StrCat("must be at least 1 and at most max_alignment (", out.max_alignment, ")"));

@@ -64,12 +64,71 @@ struct Value {
   std::optional<double> AsDouble() const;  // f32/f64 only
 };
 
-struct KeyValue {
-  std::string_view key;
-  uint64_t offset = 0;       // file offset of the key's length field: where the KV starts
-  uint64_t key_offset = 0;   // file offset of the key's first byte
-  uint64_t type_offset = 0;  // file offset of the value type id
-  Value value;
+// One metadata KV, kept compact (32 bytes): a header may hold a million KVs,
+// and every rule pass streams the whole vector, so its size decides the
+// validator's memory and much of its time on hostile headers
+// (docs/performance.md, "Hostile headers"). Everything a rule reads is
+// derived from these fields and the bytes they point into. Positions and
+// sizes fit 32 bits because the parser refuses a header that reaches past
+// kMaxHeaderPosition.
+class KeyValue {
+ public:
+  // Positions past this one are refused by the parser (GG1016 header-size-
+  // limit), whatever a policy says: 4 GiB - 1.
+  static constexpr uint64_t kMaxHeaderPosition = UINT32_MAX;
+
+  KeyValue() = default;
+  // `key` points into the parsed buffer; `offset` is where the KV starts
+  // (its key's length field); `value_size` is the size of Value::bytes.
+  // The caller (the parser) has proven every position below
+  // kMaxHeaderPosition and that an array's count field follows its element
+  // type.
+  KeyValue(std::string_view key, uint64_t offset, uint32_t length_size, ByteOrder order, ValueType type,
+           ValueType element_type, uint64_t value_size)
+      : key_data_(key.data()),
+        offset_(static_cast<uint32_t>(offset)),
+        key_size_(static_cast<uint32_t>(key.size())),
+        value_size_(static_cast<uint32_t>(value_size)),
+        type_(static_cast<uint8_t>(type)),
+        element_type_(static_cast<uint8_t>(element_type)),
+        length_size_(static_cast<uint8_t>(length_size)),
+        order_(order) {}
+
+  std::string_view key() const { return {key_data_, key_size_}; }
+  uint64_t offset() const { return offset_; }  // where the KV starts: its key's length field
+  uint64_t key_offset() const { return uint64_t{offset_} + length_size_; }  // the key's first byte
+  uint64_t type_offset() const { return key_offset() + key_size_; }        // the value type id
+  ValueType type() const { return static_cast<ValueType>(type_); }
+  // The value, decoded from the buffer on each call (cheap: no copy of
+  // its bytes).
+  Value value() const;
+
+  // Statistics of a string array's lengths, gathered by the parser's bounds
+  // walk (ArrayView::max_string_length, empty_strings).
+  void set_string_stats(uint64_t longest, uint64_t empties) {
+    longest_string_ = static_cast<uint32_t>(longest);
+    empty_strings_ = static_cast<uint32_t>(empties);
+  }
+
+ private:
+  // From the value type id to the value's bytes: the type id, then for a
+  // string its length, for an array its element type and count.
+  uint64_t ValueHeaderSize() const {
+    if (type() == ValueType::kString) return 4 + uint64_t{length_size_};
+    if (type() == ValueType::kArray) return 4 + 4 + uint64_t{length_size_};
+    return 4;
+  }
+
+  const char* key_data_ = nullptr;
+  uint32_t offset_ = 0;
+  uint32_t key_size_ = 0;
+  uint32_t value_size_ = 0;
+  uint8_t type_ = 0;          // a ValueType
+  uint8_t element_type_ = 0;  // arrays only
+  uint8_t length_size_ = 8;                     // 4 in v1
+  ByteOrder order_ = ByteOrder::kLittle;
+  uint32_t longest_string_ = 0;  // string arrays only
+  uint32_t empty_strings_ = 0;   // string arrays only
 };
 
 struct TensorInfo {

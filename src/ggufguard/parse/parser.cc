@@ -1,5 +1,6 @@
 #include "ggufguard/parse/parser.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -176,15 +177,25 @@ class Parser {
 
   bool ParseKvs() {
     for (uint64_t i = 0; i < header().kv_count; ++i) {
-      KeyValue kv;
-      std::string_view what = "a metadata key";
-      if (!ReadString(&kv.key, &kv.offset, what)) return false;
-      kv.key_offset = kv.offset + length_size_;
-      kv.type_offset = r_.position();
+      std::string_view key;
+      uint64_t kv_at;
+      if (!ReadString(&key, &kv_at, "a metadata key")) return false;
+      const uint64_t type_at = r_.position();
       uint32_t type;
       if (!ReadU32(&type, "a value type")) return false;
-      if (!ReadValue(type, kv.type_offset, &kv.value, 0)) return false;
-      header().kvs.push_back(kv);
+      Value value;
+      if (!ReadValue(type, type_at, &value, 0)) return false;
+      // The compact KeyValue holds 32-bit positions: no KV may end past the
+      // header limit, which is at most KeyValue::kMaxHeaderPosition.
+      if (r_.position() > header_limit_) {
+        return Fail(RuleId::kHeaderSizeLimit, 0,
+                    absl::StrCat("header of at least ", r_.position(), " bytes exceeds the limit of ", header_limit_));
+      }
+      KeyValue& kv = header().kvs.emplace_back(key, kv_at, length_size_, r_.order(), value.type,
+                                               value.array.element_type, value.bytes.size());
+      if (value.type == ValueType::kArray && value.array.element_type == ValueType::kString) {
+        kv.set_string_stats(value.array.max_string_length, value.array.empty_strings);
+      }
     }
     return true;
   }
@@ -360,9 +371,9 @@ class Parser {
 
   void Finish() {
     header().infos_end = r_.position();
-    if (header().infos_end > limits().max_header_bytes) {
+    if (header().infos_end > header_limit_) {
       Fail(RuleId::kHeaderSizeLimit, 0,
-           absl::StrCat("header of ", header().infos_end, " bytes exceeds the limit of ", limits().max_header_bytes));
+           absl::StrCat("header of ", header().infos_end, " bytes exceeds the limit of ", header_limit_));
       return;
     }
     result_.status = ParseStatus::kOk;
@@ -374,6 +385,9 @@ class Parser {
   FindingSink& sink_;
   ParseResult result_;
   uint32_t length_size_ = 8;
+  // The policy's header limit, and never past what KeyValue can address.
+  static_assert(kHardMaxHeaderBytes <= KeyValue::kMaxHeaderPosition);
+  const uint64_t header_limit_ = std::min(options_.limits.max_header_bytes, kHardMaxHeaderBytes);
 };
 
 }  // namespace

@@ -72,12 +72,12 @@ void AddKeyCollisions(const Report& r, Json& f) {
   const GgufHeader& h = r.header;
   auto reading = [&](std::optional<size_t> i) -> Json {
     if (!i) return nullptr;
-    return {{"offset", h.kvs[*i].offset}, {"value", ShortValue(h.kvs[*i].value)}};
+    return {{"offset", h.kvs[*i].offset()}, {"value", ShortValue(h.kvs[*i].value())}};
   };
   Json out = Json::array();
   for (const KeyReadings& g : r.key_collisions) {
     Json keys = Json::array();
-    for (size_t i : g.kvs) keys.push_back({{"key", EscapeForDisplay(h.kvs[i].key, 256)}, {"offset", h.kvs[i].offset}});
+    for (size_t i : g.kvs) keys.push_back({{"key", EscapeForDisplay(h.kvs[i].key(), 256)}, {"offset", h.kvs[i].offset()}});
     out.push_back({{"key", EscapeForDisplay(g.name, 256)},
                    {"keys", std::move(keys)},
                    {"keys_suppressed", g.keys_suppressed},
@@ -343,8 +343,8 @@ std::string RenderInspect(std::string_view label, const Report& r) {
   absl::StrAppend(&out, "metadata:\n");
   for (size_t i = 0; i < h.kvs.size(); ++i) {
     const KeyValue& kv = h.kvs[i];
-    absl::StrAppendFormat(&out, "  %5d @%-10d %-8s %s = %s\n", i, kv.offset, Sv(ValueTypeName(kv.value.type)),
-                          EscapeForDisplay(kv.key, 80), ShortValue(kv.value));
+    absl::StrAppendFormat(&out, "  %5d @%-10d %-8s %s = %s\n", i, kv.offset(), Sv(ValueTypeName(kv.type())),
+                          EscapeForDisplay(kv.key(), 80), ShortValue(kv.value()));
   }
   absl::StrAppend(&out, "tensors:\n");
   for (size_t i = 0; i < h.tensors.size(); ++i) {

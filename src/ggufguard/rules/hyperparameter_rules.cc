@@ -20,7 +20,7 @@ namespace {
 // ggml's GGML_QNT_VERSION: the block layout every quantized type uses today.
 constexpr uint64_t kQuantVersion = 2;
 
-std::string KeyName(const KeyValue& kv) { return EscapeForDisplay(kv.key, 96); }
+std::string KeyName(const KeyValue& kv) { return EscapeForDisplay(kv.key(), 96); }
 
 std::string DescribeValueType(const Value& v) {
   if (v.type != ValueType::kArray) return std::string(ValueTypeName(v.type));
@@ -31,20 +31,20 @@ void CheckKeyTypes(RuleContext& ctx, const KeyIndex& keys) {
   RuleReporter unknown(ctx, RuleId::kUnknownKey);
   RuleReporter wrong_type(ctx, RuleId::kKnownKeyType);
   for (const KeyValue& kv : ctx.header.kvs) {
-    std::string_view key = CStringKey(kv.key);
+    std::string_view key = CStringKey(kv.key());
     if (key.empty()) continue;  // GG3007 or GG3009 already say why
     std::optional<KeyRule> known = FindKeyRule(key, keys.arch(), keys.arch_info());
     if (!known) {
-      unknown.Add(kv.offset, [&] {
+      unknown.Add(kv.offset(), [&] {
         return absl::StrCat("'", KeyName(kv), "' is not a standard key (llama.cpp ", Sv(LlamaCppCommit().substr(0, 12)),
                             "); loaders ignore it");
       });
       continue;
     }
     if (key == "general.alignment") continue;  // GG4001 reports its type
-    if (!AcceptsValue(*known, kv.value)) {
-      wrong_type.Add(kv.type_offset, [&] {
-        return absl::StrCat("'", KeyName(kv), "' is ", DescribeValueType(kv.value), "; loaders require ",
+    if (!AcceptsValue(*known, kv.value())) {
+      wrong_type.Add(kv.type_offset(), [&] {
+        return absl::StrCat("'", KeyName(kv), "' is ", DescribeValueType(kv.value()), "; loaders require ",
                             DescribeTypes(*known));
       });
     }
@@ -59,9 +59,9 @@ bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'
 // llama.cpp writes and reads without general.architecture.
 bool NeedsNoArchitecture(const KeyIndex& keys) {
   const KeyValue* no = keys.Find("split.no");
-  if (no != nullptr && no->value.type == ValueType::kUint16 && no->value.AsUnsigned() > 0u) return true;
+  if (no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u) return true;
   const KeyValue* type = keys.Find("general.type");
-  return type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "imatrix";
+  return type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "imatrix";
 }
 
 void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
@@ -71,21 +71,21 @@ void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
     // The 24-byte empty file is a valid GGUF; anything with content is a
     // model, adapter or vocabulary, and every loader dispatches on this key.
     if ((!h.kvs.empty() || !h.tensors.empty()) && !NeedsNoArchitecture(keys)) {
-      ctx.sink.Add(RuleId::kMissingArchitecture, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset,
+      ctx.sink.Add(RuleId::kMissingArchitecture, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset(),
                    "general.architecture is missing: llama.cpp, ollama and candle choose the model code by it "
                    "and refuse the file");
     }
     return;
   }
-  if (kv->value.type != ValueType::kString) return;  // GG4004
-  std::string_view arch = kv->value.AsString();
+  if (kv->type() != ValueType::kString) return;  // GG4004
+  std::string_view arch = kv->value().AsString();
   if (arch.empty()) {
-    ctx.sink.Add(RuleId::kArchitectureName, kv->value.offset, "general.architecture is empty");
+    ctx.sink.Add(RuleId::kArchitectureName, kv->value().offset, "general.architecture is empty");
     return;
   }
   for (size_t i = 0; i < arch.size(); ++i) {
     if (!IsArchChar(arch[i])) {
-      ctx.sink.Add(RuleId::kArchitectureName, kv->value.offset + i,
+      ctx.sink.Add(RuleId::kArchitectureName, kv->value().offset + i,
                    absl::StrCat("general.architecture '", EscapeForDisplay(arch), "' has '",
                                 EscapeForDisplay(arch.substr(i, 1)), "' at ", i,
                                 ": architecture names are [a-z0-9_-], and keys are built from them"));
@@ -120,12 +120,12 @@ constexpr FloatRange kFloatRanges[] = {
 void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
   for (const FloatRange& r : kFloatRanges) {
     const KeyValue* kv = keys.FindArch(r.suffix);
-    std::optional<double> x = kv ? kv->value.AsDouble() : std::nullopt;
+    std::optional<double> x = kv ? kv->value().AsDouble() : std::nullopt;
     if (!x || !std::isfinite(*x)) continue;  // wrong type: GG4004; NaN/inf: GG3006
     if ((r.zero_is_unset && *x == 0) || !ArchReadsKey(keys.arch_info(), r.suffix)) continue;
     bool ok = (r.min_inclusive ? *x >= r.min : *x > r.min) && *x < r.max;
     if (!ok) {
-      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value.offset,
+      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value().offset,
                    absl::StrCat("'", KeyName(*kv), "' is ", *x, ", outside ", r.min_inclusive ? "[" : "(", r.min,
                                 ", ", r.max == kInf ? "inf" : absl::StrCat(r.max), "): ", Sv(r.why)));
     }
@@ -136,7 +136,7 @@ void CheckRanges(RuleContext& ctx, const KeyIndex& keys, bool has_tensors) {
   for (std::string_view suffix : {"context_length", "embedding_length", "block_count"}) {
     const KeyValue* kv = keys.FindArch(suffix);
     if (keys.U32(kv) == 0u) {
-      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value.offset,
+      ctx.sink.Add(RuleId::kHyperparameterRange, kv->value().offset,
                    absl::StrCat("'", KeyName(*kv), "' is 0 in a file with tensors"));
     }
   }
@@ -187,9 +187,9 @@ void CheckAttentionHeads(RuleContext& ctx, const KeyIndex& keys, std::optional<u
   uint32_t first_attention = 0;
   while (first_attention < n_layer && kv_tensors[first_attention] == nullptr) ++first_attention;
   const uint32_t judged = first_attention < n_layer ? first_attention : 0;
-  const bool heads_scalar = heads_kv->value.type != ValueType::kArray;
+  const bool heads_scalar = heads_kv->type() != ValueType::kArray;
   const KeyValue* kv_at = kv_heads_kv != nullptr ? kv_heads_kv : heads_kv;  // head_count_kv defaults to head_count
-  const bool kv_scalar = kv_at->value.type != ValueType::kArray;
+  const bool kv_scalar = kv_at->type() != ValueType::kArray;
   const bool pair_scalar = heads_scalar && kv_scalar;
   const std::string_view division = DivisionByHeadCount(keys.arch(), n_layer);
   RuleReporter error(ctx, RuleId::kAttentionHeads);
@@ -220,7 +220,7 @@ void CheckAttentionHeads(RuleContext& ctx, const KeyIndex& keys, std::optional<u
                               "aborts (GGML_ASSERT in ggml_reshape) when a context is created");
         });
       } else {
-        warning.Add(heads_kv->value.offset, [&] {
+        warning.Add(heads_kv->value().offset, [&] {
           return absl::StrCat("'", KeyName(*heads_kv), "' is 0 in a transformer: llama.cpp leaves the head size ",
                               "(embedding_length / head_count) at 0. No layer has attention K/V tensors, so nothing ",
                               "aborts, but attention tensors would be refused");
@@ -282,7 +282,7 @@ void CheckArchitectureKnown(RuleContext& ctx, const KeyIndex& keys) {
   if (info != nullptr && info->kind != ArchKind::kNameOnly) return;
   if (IsAdapter(keys)) return;  // an adapter names the base model's architecture
   std::string arch = EscapeForDisplay(keys.arch(), 64);
-  ctx.sink.Add(RuleId::kUnknownArchitecture, keys.arch_kv()->value.offset,
+  ctx.sink.Add(RuleId::kUnknownArchitecture, keys.arch_kv()->value().offset,
                info == nullptr
                    ? absl::StrCat("architecture '", arch, "' is unknown to llama.cpp ",
                                   Sv(LlamaCppCommit().substr(0, 12)),
@@ -295,10 +295,10 @@ void CheckArchitectureKnown(RuleContext& ctx, const KeyIndex& keys) {
 // with n_layer) and fixed-length ones (rope.dimension_sections, 4).
 void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uint32_t> blocks) {
   for (const KeyValue& kv : ctx.header.kvs) {
-    if (kv.value.type != ValueType::kArray) continue;
-    const std::string_view key = CStringKey(kv.key);
+    if (kv.type() != ValueType::kArray) continue;
+    const std::string_view key = CStringKey(kv.key());
     std::optional<KeyRule> rule = FindKeyRule(key, keys.arch(), keys.arch_info());
-    if (!rule || rule->array_length == kAnyLength || !AcceptsValue(*rule, kv.value)) continue;
+    if (!rule || rule->array_length == kAnyLength || !AcceptsValue(*rule, kv.value())) continue;
     // Only the keys the architecture reads: llama.cpp's saver writes, e.g.,
     // swiglu_clamp_exp as 512 floats for every model, and only step35 reads it.
     const std::string_view arch = keys.arch();
@@ -307,13 +307,13 @@ void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uin
       continue;
     }
     if (rule->array_length == kPerLayerLength) {
-      if (!blocks || kv.value.array.count == *blocks) continue;
-      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value.offset,
-                   absl::StrCat("'", KeyName(kv), "' has ", kv.value.array.count, " elements for ", *blocks,
+      if (!blocks || kv.value().array.count == *blocks) continue;
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
+                   absl::StrCat("'", KeyName(kv), "' has ", kv.value().array.count, " elements for ", *blocks,
                                 " blocks: llama.cpp reads one per layer and rejects any other length"));
-    } else if (kv.value.array.count != rule->array_length) {
-      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value.offset,
-                   absl::StrCat("'", KeyName(kv), "' has ", kv.value.array.count, " elements: llama.cpp reads ",
+    } else if (kv.value().array.count != rule->array_length) {
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
+                   absl::StrCat("'", KeyName(kv), "' has ", kv.value().array.count, " elements: llama.cpp reads ",
                                 "exactly ", rule->array_length, " and rejects any other length"));
     }
   }
@@ -326,7 +326,7 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   if (has_tensors && keys.arch_info() != nullptr && !IsAdapter(keys)) {
     ForEachRequiredKey(*keys.arch_info(), [&](std::string_view name) {
       if (FindTableKey(keys, name) != nullptr) return;
-      ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value.offset,
+      ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value().offset,
                    absl::StrCat("'", TableKeyName(keys, name), "' is missing: llama.cpp refuses to load a ",
                                 EscapeForDisplay(keys.arch()), " model without it"));
     });
@@ -334,7 +334,7 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* blocks_kv = keys.FindArch("block_count");
   std::optional<uint32_t> blocks = keys.U32(blocks_kv);
   if (blocks && *blocks > kLlamaMaxLayers) {
-    ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value.offset,
+    ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value().offset,
                  absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kLlamaMaxLayers,
                               " (LLAMA_MAX_LAYERS) and sizes per-layer arrays by it"));
   }
@@ -407,7 +407,7 @@ void CheckQuantizationVersion(RuleContext& ctx, const KeyIndex& keys) {
   }
   std::optional<uint32_t> v = keys.U32(kv);
   if (v && *v != kQuantVersion) {
-    ctx.sink.Add(RuleId::kQuantizationVersion, kv->value.offset,
+    ctx.sink.Add(RuleId::kQuantizationVersion, kv->value().offset,
                  absl::StrCat("general.quantization_version is ", *v, "; today's quantized block layouts are version ",
                               kQuantVersion, ", an older file's blocks decode as garbage"));
   }
@@ -437,7 +437,7 @@ void CheckFileType(RuleContext& ctx, const KeyIndex& keys) {
     problem = "a quantized type but no tensor is quantized";
   }
   if (!problem.empty()) {
-    ctx.sink.Add(RuleId::kFileTypeMismatch, kv->value.offset,
+    ctx.sink.Add(RuleId::kFileTypeMismatch, kv->value().offset,
                  absl::StrCat("general.file_type ", *ftype, " says ", problem,
                               "; tools size downloads and memory by it"));
   }
@@ -451,13 +451,13 @@ void CheckSplit(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* tensors_kv = keys.Find("split.tensors.count");
   if (no_kv == nullptr && count_kv == nullptr && tensors_kv == nullptr) return;
   auto u16 = [](const KeyValue* kv) -> std::optional<uint64_t> {
-    if (kv == nullptr || kv->value.type != ValueType::kUint16) return std::nullopt;
-    return kv->value.AsUnsigned();
+    if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
+    return kv->value().AsUnsigned();
   };
   std::optional<uint64_t> no = u16(no_kv), count = u16(count_kv);
   if (count_kv == nullptr || no_kv == nullptr) {
     const KeyValue* present = count_kv ? count_kv : no_kv ? no_kv : tensors_kv;
-    ctx.sink.Add(RuleId::kSplitKeys, present->offset,
+    ctx.sink.Add(RuleId::kSplitKeys, present->offset(),
                  absl::StrCat(count_kv ? "split.no" : "split.count",
                               " is missing while other split.* keys are present: loaders cannot tell which part "
                               "this is"));
@@ -466,17 +466,17 @@ void CheckSplit(RuleContext& ctx, const KeyIndex& keys) {
   // file holding every tensor); the loader treats any count below 2 as one file.
   const bool merged = count == 0u && no == 0u;
   if (count == 0u && !merged) {
-    ctx.sink.Add(RuleId::kSplitKeys, count_kv->value.offset, "split.count is 0 in a part other than the first");
+    ctx.sink.Add(RuleId::kSplitKeys, count_kv->value().offset, "split.count is 0 in a part other than the first");
   } else if (no && count && !merged && *no >= *count) {
-    ctx.sink.Add(RuleId::kSplitKeys, no_kv->value.offset,
+    ctx.sink.Add(RuleId::kSplitKeys, no_kv->value().offset,
                  absl::StrCat("split.no ", *no, " is not below split.count ", *count, " (parts count from 0)"));
   }
-  if (tensors_kv != nullptr && tensors_kv->value.type == ValueType::kInt32) {
-    const int64_t total = *tensors_kv->value.AsSigned();
+  if (tensors_kv != nullptr && tensors_kv->type() == ValueType::kInt32) {
+    const int64_t total = *tensors_kv->value().AsSigned();
     const uint64_t here = ctx.header.tensors.size();
     const bool one_file = count == 1u || merged;
     if (total < 0 || static_cast<uint64_t>(total) < here || (one_file && static_cast<uint64_t>(total) != here)) {
-      ctx.sink.Add(RuleId::kSplitKeys, tensors_kv->value.offset,
+      ctx.sink.Add(RuleId::kSplitKeys, tensors_kv->value().offset,
                    absl::StrCat("split.tensors.count ", total, " does not fit this part's ", here, " tensors",
                                 one_file ? " in a file of one part" : ""));
     }

@@ -151,20 +151,20 @@ KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash) : header_(header), 
   by_canonical_.resize(n);
   std::string scratch;
   for (size_t i = 0; i < n; ++i) {
-    by_canonical_[i] = {Hash(CanonicalView(header.kvs[i].key, &scratch)), static_cast<uint32_t>(i)};
+    by_canonical_[i] = {Hash(CanonicalView(header.kvs[i].key(), &scratch)), static_cast<uint32_t>(i)};
   }
   SortByHash(by_canonical_);
 
   auto canonical_hash = [](const Entry& e) { return e.hash; };
-  auto canonical_key = [&](uint32_t i, std::string* s) { return CanonicalView(header.kvs[i].key, s); };
-  auto exact_hash = [&](const Entry& e) { return Hash(header.kvs[e.index].key); };
-  auto exact_key = [&](uint32_t i, std::string*) { return header.kvs[i].key; };
+  auto canonical_key = [&](uint32_t i, std::string* s) { return CanonicalView(header.kvs[i].key(), s); };
+  auto exact_hash = [&](const Entry& e) { return Hash(header.kvs[e.index].key()); };
+  auto exact_key = [&](uint32_t i, std::string*) { return header.kvs[i].key(); };
   std::vector<Entry> run, group;
   std::string scratch_a, scratch_b;
   // A key in normal form equals, byte for byte, every other key in normal
   // form of its canonical group: only the others need comparing.
   auto in_normal_form = [&](uint32_t i) {
-    const std::string_view key = header.kvs[i].key;
+    const std::string_view key = header.kvs[i].key();
     const std::string_view canonical = CanonicalView(key, &scratch_a);
     return canonical.data() == key.data() && canonical.size() == key.size();
   };
@@ -197,10 +197,10 @@ KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash) : header_(header), 
     }
     // Usually a run is one canonical key (the same key repeated, or its
     // variants): checked in place, without copies.
-    const std::string_view first_key = CanonicalView(header.kvs[b->index].key, &scratch_b);
+    const std::string_view first_key = CanonicalView(header.kvs[b->index].key(), &scratch_b);
     bool one_key = true;
     for (const Entry* m = b; m != e && one_key; ++m) {
-      one_key = m->hash == b->hash && CanonicalView(header.kvs[m->index].key, &scratch_a) == first_key;
+      one_key = m->hash == b->hash && CanonicalView(header.kvs[m->index].key(), &scratch_a) == first_key;
     }
     if (one_key) {
       for (const Entry* m = b; m != e; ++m) first_canonical_[m->index] = b->index;
@@ -234,7 +234,7 @@ size_t KeyGroups::LowerBound(uint64_t hash) const {
 std::vector<uint32_t> KeyGroups::Members(uint32_t first) const {
   std::vector<uint32_t> out;
   std::string scratch;
-  const uint64_t top = Top(Hash(CanonicalView(header_.kvs[first].key, &scratch)));
+  const uint64_t top = Top(Hash(CanonicalView(header_.kvs[first].key(), &scratch)));
   for (size_t p = LowerBound(top << kLowBits); p < by_canonical_.size() && Top(by_canonical_[p].hash) == top; ++p) {
     if (first_canonical_[by_canonical_[p].index] == first) out.push_back(by_canonical_[p].index);
   }

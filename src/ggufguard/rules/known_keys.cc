@@ -202,7 +202,7 @@ bool IsTransformerArch(std::string_view arch) {
 
 KeyIndex::KeyIndex(const GgufHeader& header) : header_(header), groups_(header) {
   arch_kv_ = Find("general.architecture");
-  if (arch_kv_ != nullptr && arch_kv_->value.type == ValueType::kString) arch_ = arch_kv_->value.AsString();
+  if (arch_kv_ != nullptr && arch_kv_->type() == ValueType::kString) arch_ = arch_kv_->value().AsString();
   arch_info_ = FindArchInfo(arch_);
 }
 
@@ -212,7 +212,7 @@ KeyIndex::KeyIndex(const GgufHeader& header) : header_(header), groups_(header) 
 const KeyValue* KeyIndex::Find(std::string_view key) const {
   const KeyValue* found = nullptr;
   groups_.ForEachCandidate(key, [&](uint32_t i) {
-    if (CStringKey(header_.kvs[i].key) != key) return true;
+    if (CStringKey(header_.kvs[i].key()) != key) return true;
     found = &header_.kvs[i];
     return false;
   });
@@ -230,13 +230,13 @@ const KeyValue* KeyIndex::FindArch(std::string_view suffix) const {
 }
 
 std::optional<uint32_t> KeyIndex::U32(const KeyValue* kv) const {
-  if (kv == nullptr || kv->value.type != ValueType::kUint32) return std::nullopt;
-  return static_cast<uint32_t>(*kv->value.AsUnsigned());
+  if (kv == nullptr || kv->type() != ValueType::kUint32) return std::nullopt;
+  return static_cast<uint32_t>(*kv->value().AsUnsigned());
 }
 
 std::optional<uint64_t> VocabularySize(const KeyIndex& keys) {
   const KeyValue* tokens = keys.Find("tokenizer.ggml.tokens");
-  if (tokens != nullptr && tokens->value.type == ValueType::kArray) return tokens->value.array.count;
+  if (tokens != nullptr && tokens->type() == ValueType::kArray) return tokens->value().array.count;
   return keys.U32(keys.FindArch("vocab_size"));
 }
 

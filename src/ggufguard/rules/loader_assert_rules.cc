@@ -55,13 +55,13 @@ void CheckTensorDataAlignment(RuleContext& ctx) {
 // tokens; the types are read as i32 (another element type is GG4004's).
 void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* model = keys.Find("tokenizer.ggml.model");
-  if (model == nullptr || model->value.type != ValueType::kString || model->value.AsString() != "bert") return;
+  if (model == nullptr || model->type() != ValueType::kString || model->value().AsString() != "bert") return;
   const KeyValue* types = keys.Find("tokenizer.ggml.token_type");
-  if (types == nullptr || types->value.type != ValueType::kArray ||
-      types->value.array.element_type != ValueType::kInt32) {
+  if (types == nullptr || types->type() != ValueType::kArray ||
+      types->value().array.element_type != ValueType::kInt32) {
     return;
   }
-  const ArrayView& a = types->value.array;
+  const ArrayView a = types->value().array;
   constexpr uint32_t kTokenTypeByte = 6;
   RuleReporter report(ctx, RuleId::kWordPieceByteToken);
   for (uint64_t i = 0; i < a.count; ++i) {
@@ -81,8 +81,8 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   if (!nextn || !blocks || *nextn <= *blocks) return;
-  ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv->value.offset,
-               absl::StrCat("'", EscapeForDisplay(nextn_kv->key), "' is ", *nextn, ", above block_count ", *blocks,
+  ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv->value().offset,
+               absl::StrCat("'", EscapeForDisplay(nextn_kv->key()), "' is ", *nextn, ", above block_count ", *blocks,
                             ": llama.cpp aborts (GGML_ASSERT(n_layer_nextn <= n_layer_all)) while reading the "
                             "hyperparameters"));
 }
@@ -91,13 +91,13 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
 // and asserts that it found one: any other string aborts the load.
 void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* kv = keys.FindArch("rope.scaling.type");
-  if (kv == nullptr || kv->value.type != ValueType::kString) return;  // absent: "linear"; not a string: refused
-  const std::string_view name = kv->value.AsString();
+  if (kv == nullptr || kv->type() != ValueType::kString) return;  // absent: "linear"; not a string: refused
+  const std::string_view name = kv->value().AsString();
   for (std::string_view known : {"none", "linear", "yarn", "longrope"}) {
     if (name == known) return;
   }
-  ctx.sink.Add(RuleId::kRopeScalingType, kv->value.offset,
-               absl::StrCat("'", EscapeForDisplay(kv->key), "' is '", EscapeForDisplay(name, 64),
+  ctx.sink.Add(RuleId::kRopeScalingType, kv->value().offset,
+               absl::StrCat("'", EscapeForDisplay(kv->key()), "' is '", EscapeForDisplay(name, 64),
                             "', not none, linear, yarn or longrope: llama.cpp aborts (GGML_ASSERT(rope_scaling_type_train "
                             "!= LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)) while reading the hyperparameters"));
 }
@@ -130,7 +130,7 @@ void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
   }
   const uint64_t experts = keys.U32(experts_kv).value_or(0);
   uint64_t used = 0;
-  if (used_kv != nullptr && used_kv->value.type == ValueType::kArray) {
+  if (used_kv != nullptr && used_kv->type() == ValueType::kArray) {
     const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
     if (!blocks || !PerLayerValue(used_kv, 0, *blocks)) return;  // not one per layer: refused
     for (uint32_t il = 0; il < *blocks; ++il) used = std::max(used, *PerLayerValue(used_kv, il, *blocks));
@@ -164,7 +164,7 @@ void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
     at = groups_kv;
   }
   if (problem.empty()) return;
-  ctx.sink.Add(RuleId::kExpertCounts, at->value.offset,
+  ctx.sink.Add(RuleId::kExpertCounts, at->value().offset,
                absl::StrCat(Sv(problem), " ('", EscapeForDisplay(keys.arch()),
                             ".expert_*'): llama.cpp aborts (GGML_ASSERT in load_hparams) before it reads a tensor"));
 }
@@ -184,7 +184,7 @@ void CheckKvHeadsPerLayer(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* heads_kv = keys.FindArch("attention.head_count");
   const KeyValue* kv_heads_kv = keys.FindArch("attention.head_count_kv");
   const KeyValue* at = kv_heads_kv != nullptr ? kv_heads_kv : heads_kv;
-  if (heads_kv == nullptr || at->value.type != ValueType::kArray) return;  // one count for every layer
+  if (heads_kv == nullptr || at->type() != ValueType::kArray) return;  // one count for every layer
   const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   if (!blocks || *blocks == 0 || *blocks > kLlamaMaxLayers) return;  // GG4008, GG4011, GG4009
   const uint32_t n_layer = *blocks;
@@ -203,7 +203,7 @@ void CheckKvHeadsPerLayer(RuleContext& ctx, const KeyIndex& keys) {
     }
     if (*count == first_count) continue;
     ctx.sink.Add(RuleId::kKvHeadsPerLayer, PerLayerOffset(*at, il),
-                 absl::StrCat("'", EscapeForDisplay(at->key, 96), "' is ", *count, " for layer ", il, " and ",
+                 absl::StrCat("'", EscapeForDisplay(at->key(), 96), "' is ", *count, " for layer ", il, " and ",
                               first_count, " for layer ", *first, ", both with attention K/V tensors ('",
                               EscapeForDisplay(kv_tensors[il]->name, 64), "'): llama.cpp's ",
                               EscapeForDisplay(keys.arch(), 64),
@@ -309,11 +309,11 @@ void CheckNormEpsilon(RuleContext& ctx, const KeyIndex& keys) {
   if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || ctx.header.tensors.empty()) return;
   for (std::string_view suffix : {"attention.layer_norm_epsilon", "attention.layer_norm_rms_epsilon"}) {
     const KeyValue* kv = keys.FindArch(suffix);
-    if (kv == nullptr || kv->value.type != ValueType::kFloat32 || !ArchReadsKey(info, suffix)) continue;
-    const std::optional<double> eps = kv->value.AsDouble();
+    if (kv == nullptr || kv->type() != ValueType::kFloat32 || !ArchReadsKey(info, suffix)) continue;
+    const std::optional<double> eps = kv->value().AsDouble();
     if (!eps || !std::isfinite(*eps) || !(*eps < 0)) continue;
-    ctx.sink.Add(RuleId::kNegativeNormEpsilon, kv->value.offset,
-                 absl::StrCat("'", EscapeForDisplay(kv->key, 96), "' is ", *eps,
+    ctx.sink.Add(RuleId::kNegativeNormEpsilon, kv->value().offset,
+                 absl::StrCat("'", EscapeForDisplay(kv->key(), 96), "' is ", *eps,
                               ": llama.cpp passes it to ggml_norm / ggml_rms_norm, whose kernels abort on a negative "
                               "epsilon (GGML_ASSERT(eps >= 0.0f)) when the first token is decoded"));
   }

@@ -76,7 +76,7 @@ void CheckTensorAllocation(RuleContext& ctx) {
 // long (other shapes are GG4004/GG4010's business: nullopt).
 std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t n_layer) {
   if (kv == nullptr) return std::nullopt;
-  const Value& v = kv->value;
+  const Value v = kv->value();
   if (v.type == ValueType::kUint32) return v.AsUnsigned();
   if (v.type != ValueType::kArray || v.array.count != n_layer || il >= n_layer) return std::nullopt;
   switch (v.array.element_type) {
@@ -88,7 +88,7 @@ std::optional<uint64_t> PerLayerValue(const KeyValue* kv, uint32_t il, uint32_t 
 }
 
 uint64_t PerLayerOffset(const KeyValue& kv, uint32_t il) {
-  const Value& v = kv.value;
+  const Value v = kv.value();
   if (v.type != ValueType::kArray) return v.offset;
   return v.array.elements_offset + uint64_t{il} * (v.array.element_type == ValueType::kBool ? 1 : 4);
 }
@@ -137,7 +137,7 @@ bool ZeroKvHeadsMarkALayerKind(std::string_view arch) {
 bool IsAdapter(const KeyIndex& keys) {
   const KeyValue* type = keys.Find("general.type");
   return keys.Find("adapter.type") != nullptr ||
-         (type != nullptr && type->value.type == ValueType::kString && type->value.AsString() == "adapter");
+         (type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "adapter");
 }
 
 std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer) {
@@ -205,7 +205,7 @@ void CheckKvCache(RuleContext& ctx, const KeyIndex& keys) {
   const uint64_t bytes = SatMul(SatMul(*n_ctx, per_token), kKvCacheElement);
   const uint64_t limit = ctx.policy.limits.max_kv_cache_bytes;
   if (bytes <= limit) return;
-  ctx.sink.Add(RuleId::kKvCacheEstimate, ctx_kv->value.offset,
+  ctx.sink.Add(RuleId::kKvCacheEstimate, ctx_kv->value().offset,
                absl::StrCat("a full-context KV cache needs ", Bytes(bytes), " (context_length ", *n_ctx, " x ",
                             *n_layer, " blocks' K+V width ", per_token,
                             " x 2 bytes), above the policy limit of ", Bytes(limit),
@@ -216,9 +216,9 @@ void CheckVocabularySize(RuleContext& ctx, const KeyIndex& keys) {
   const uint64_t limit = ctx.policy.limits.max_vocab_size;
   for (std::string_view name : {"tokenizer.ggml.tokens", "tokenizer.ggml.merges"}) {
     const KeyValue* kv = keys.Find(name);
-    if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.count <= limit) continue;
-    const uint64_t n = kv->value.array.count;
-    ctx.sink.Add(RuleId::kVocabSizeLimit, kv->value.offset,
+    if (kv == nullptr || kv->type() != ValueType::kArray || kv->value().array.count <= limit) continue;
+    const uint64_t n = kv->value().array.count;
+    ctx.sink.Add(RuleId::kVocabSizeLimit, kv->value().offset,
                  absl::StrCat("'", Sv(name), "' has ", n, " entries, above the policy limit of ", limit,
                               ": llama.cpp's tables for them take about ", Bytes(SatMul(n, kVocabEntry)),
                               name == "tokenizer.ggml.tokens" ? ", and every output row of logits 4 bytes per token"
@@ -233,8 +233,8 @@ void CheckHeaderMemory(RuleContext& ctx) {
   const GgufHeader& h = ctx.header;
   uint64_t strings = 0;
   for (const KeyValue& kv : h.kvs) {
-    if (kv.value.type == ValueType::kArray && kv.value.array.element_type == ValueType::kString) {
-      strings = SatAdd(strings, kv.value.array.count);
+    if (kv.type() == ValueType::kArray && kv.value().array.element_type == ValueType::kString) {
+      strings = SatAdd(strings, kv.value().array.count);
     }
   }
   const uint64_t bytes = SatAdd(SatAdd(SatMul(h.tensors.size(), kTensorInfoObject), SatMul(h.kvs.size(), kKvObject)),
@@ -269,9 +269,9 @@ std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header, const KeyGrou
       continue;
     }
     KeyReadings g;
-    g.name = std::string(CanonicalView(header.kvs[first].key, &scratch));
+    g.name = std::string(CanonicalView(header.kvs[first].key(), &scratch));
     for (uint32_t i : groups.Members(static_cast<uint32_t>(first))) {
-      std::string_view key = header.kvs[i].key;
+      std::string_view key = header.kvs[i].key();
       if (!g.exact && key == g.name) g.exact = i;
       if (!g.c_string && CStringKey(key) == g.name) g.c_string = i;
       g.last_wins = i;

@@ -22,24 +22,24 @@ bool IsLenientKeyChar(uint8_t c) { return IsStrictKeyChar(c) || (c >= 'A' && c <
 // the strict grammar that first segment is checked as an architecture name
 // (GG4007's [a-z0-9_-]), not as lower_snake_case.
 void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
-  std::string_view key = kv.key;
+  std::string_view key = kv.key();
   if (key.empty()) {
-    ctx.sink.Add(RuleId::kEmptyKey, kv.offset, "empty metadata key");
+    ctx.sink.Add(RuleId::kEmptyKey, kv.offset(), "empty metadata key");
     return;
   }
   if (key.size() > ctx.policy.limits.max_key_length) {
-    ctx.sink.Add(RuleId::kKeyTooLong, kv.offset,
+    ctx.sink.Add(RuleId::kKeyTooLong, kv.offset(),
                  absl::StrCat("key of ", key.size(), " bytes exceeds the limit of ", ctx.policy.limits.max_key_length));
   }
   size_t bad_utf8 = FindInvalidUtf8(key);
   if (bad_utf8 != kValidUtf8) {
-    ctx.sink.Add(RuleId::kInvalidUtf8, kv.key_offset + bad_utf8,
+    ctx.sink.Add(RuleId::kInvalidUtf8, kv.key_offset() + bad_utf8,
                  absl::StrCat("key '", EscapeForDisplay(key), "' is not valid UTF-8 at byte ", bad_utf8));
   }
   for (size_t i = 0; i < key.size(); ++i) {
     auto c = static_cast<uint8_t>(key[i]);
     if (c < 0x20 || c >= 0x7F) {
-      ctx.sink.Add(RuleId::kKeyControlBytes, kv.key_offset + i,
+      ctx.sink.Add(RuleId::kKeyControlBytes, kv.key_offset() + i,
                    absl::StrCat("key '", EscapeForDisplay(key), "' has byte 0x", absl::Hex(c, absl::kZeroPad2),
                                 " at ", i, ": keys must be printable ASCII"));
       return;  // the grammar check would only repeat this
@@ -56,7 +56,7 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
   for (size_t i = start; i <= key.size(); ++i) {
     if (i == key.size() || key[i] == '.') {
       if (segment_empty) {
-        ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset + i,
+        ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset() + i,
                      absl::StrCat("key '", EscapeForDisplay(key), "' has an empty segment"));
         return;
       }
@@ -65,7 +65,7 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
     }
     auto c = static_cast<uint8_t>(key[i]);
     if (!(strict ? IsStrictKeyChar(c) : IsLenientKeyChar(c))) {
-      ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset + i,
+      ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset() + i,
                    absl::StrCat("key '", EscapeForDisplay(key), "' has '", EscapeForDisplay(key.substr(i, 1)),
                                 "' at ", i, strict ? ": segments must be lower_snake_case" : ": not a key character"));
       return;
@@ -84,8 +84,8 @@ void CheckDuplicateKeys(RuleContext& ctx, const KeyGroups& groups) {
   for (size_t i = 0; i < kvs.size(); ++i) {
     const uint32_t exact = groups.FirstExact(i);
     if (exact != i) {
-      duplicate.Add(kvs[i].offset, [&] {
-        return absl::StrCat("duplicate key '", EscapeForDisplay(kvs[i].key), "' (first at offset ", kvs[exact].offset,
+      duplicate.Add(kvs[i].offset(), [&] {
+        return absl::StrCat("duplicate key '", EscapeForDisplay(kvs[i].key()), "' (first at offset ", kvs[exact].offset(),
                             "); readers disagree on which value wins");
       });
       continue;
@@ -93,9 +93,9 @@ void CheckDuplicateKeys(RuleContext& ctx, const KeyGroups& groups) {
     const uint32_t canonical = groups.FirstCanonical(i);
     if (canonical != i) {
       const KeyValue& first = kvs[canonical];
-      collision.Add(kvs[i].offset, [&] {
-        return absl::StrCat("key '", EscapeForDisplay(kvs[i].key), "' collides with '", EscapeForDisplay(first.key),
-                            "' (offset ", first.offset,
+      collision.Add(kvs[i].offset(), [&] {
+        return absl::StrCat("key '", EscapeForDisplay(kvs[i].key()), "' collides with '", EscapeForDisplay(first.key()),
+                            "' (offset ", first.offset(),
                             ") once truncated at NUL, trimmed of white space or case-folded, as other readers do");
       });
     }
@@ -350,27 +350,27 @@ void CheckArray(const ArrayView& a, std::string_view key, uint32_t depth, RuleCo
 }
 
 void CheckValue(const KeyValue& kv, RuleContext& ctx) {
-  const Value& v = kv.value;
+  const Value v = kv.value();
   switch (v.type) {
     case ValueType::kBool:
       if (v.bytes[0] > 1) {
         ctx.sink.Add(RuleId::kInvalidBool, v.offset,
-                     absl::StrCat("'", EscapeForDisplay(kv.key), "' is bool byte ", v.bytes[0], ", not 0 or 1"));
+                     absl::StrCat("'", EscapeForDisplay(kv.key()), "' is bool byte ", v.bytes[0], ", not 0 or 1"));
       }
       return;
     case ValueType::kFloat32:
     case ValueType::kFloat64:
       if (!std::isfinite(*v.AsDouble())) {
         ctx.sink.Add(RuleId::kNonFiniteFloat, v.offset,
-                     absl::StrCat("'", EscapeForDisplay(kv.key), "' is NaN or infinite"));
+                     absl::StrCat("'", EscapeForDisplay(kv.key()), "' is NaN or infinite"));
       }
       return;
     case ValueType::kString:
       if (StringIsClean(v.AsString())) return;  // the label is built only for a finding
-      CheckStringContents(v.AsString(), v.offset, absl::StrCat("value of '", EscapeForDisplay(kv.key), "'"), ctx);
+      CheckStringContents(v.AsString(), v.offset, absl::StrCat("value of '", EscapeForDisplay(kv.key()), "'"), ctx);
       return;
     case ValueType::kArray:
-      CheckArray(v.array, kv.key, 0, ctx);
+      CheckArray(v.array, kv.key(), 0, ctx);
       return;
     default:
       return;

@@ -62,11 +62,11 @@ void CheckChatTemplates(RuleContext& ctx) {
   options.max_output_bytes = ctx.policy.limits.max_chat_template_output_bytes;
   std::string scratch;
   for (const KeyValue& kv : ctx.header.kvs) {
-    if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
-    std::string_view tmpl = kv.value.AsString();
+    if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
+    std::string_view tmpl = kv.value().AsString();
     for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
-      ctx.sink.Add(RuleForTemplateIssue(issue.kind), kv.value.offset + issue.offset,
-                   absl::StrCat("'", EscapeForDisplay(kv.key), "' ", TemplateIssueKindName(issue.kind), " at line ",
+      ctx.sink.Add(RuleForTemplateIssue(issue.kind), kv.value().offset + issue.offset,
+                   absl::StrCat("'", EscapeForDisplay(kv.key()), "' ", TemplateIssueKindName(issue.kind), " at line ",
                                 issue.line, ", column ", issue.column, " (template byte ", issue.offset,
                                 "): ", issue.detail));
     }
@@ -78,14 +78,14 @@ std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t
   *not_listed = 0;
   std::string scratch;
   for (const KeyValue& kv : header.kvs) {
-    if (kv.value.type != ValueType::kString || !IsChatTemplateAlias(kv.key, &scratch)) continue;
+    if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
     if (out.size() == max_listed) {
       ++*not_listed;
       continue;
     }
-    std::string_view tmpl = kv.value.AsString();
+    std::string_view tmpl = kv.value().AsString();
     TemplateScan scan = AnalyseChatTemplate(tmpl);
-    out.push_back(TemplateDigest{kv.key, kv.value.offset, tmpl.size(), Sha256Hex(tmpl), std::move(scan.roots),
+    out.push_back(TemplateDigest{kv.key(), kv.value().offset, tmpl.size(), Sha256Hex(tmpl), std::move(scan.roots),
                                  std::move(scan.folded_names)});
   }
   return out;

@@ -20,21 +20,21 @@ void CheckAlignment(RuleContext& ctx) {
   h.alignment = kDefaultAlignment;
   bool usable = true;
   if (kv != nullptr) {
-    if (kv->value.type != ValueType::kUint32) {
-      ctx.sink.Add(RuleId::kAlignmentType, kv->type_offset,
-                   absl::StrCat("general.alignment is ", Sv(ValueTypeName(kv->value.type)),
+    if (kv->type() != ValueType::kUint32) {
+      ctx.sink.Add(RuleId::kAlignmentType, kv->type_offset(),
+                   absl::StrCat("general.alignment is ", Sv(ValueTypeName(kv->type())),
                                 "; loaders require u32 (ggml rejects the file, candle silently uses 32)"));
       usable = false;
     } else {
-      uint64_t a = *kv->value.AsUnsigned();
+      uint64_t a = *kv->value().AsUnsigned();
       if (!IsPowerOfTwo(a)) {
-        ctx.sink.Add(RuleId::kAlignmentNotPowerOfTwo, kv->value.offset,
+        ctx.sink.Add(RuleId::kAlignmentNotPowerOfTwo, kv->value().offset,
                      absl::StrCat("general.alignment ", a, " is not a power of two",
                                   a == 0 ? " (0 divides by zero in candle and gguf-parser-go)" : ""));
         usable = false;
       } else {
         if (a < ctx.policy.limits.min_alignment || a > ctx.policy.limits.max_alignment) {
-          ctx.sink.Add(RuleId::kAlignmentOutOfRange, kv->value.offset,
+          ctx.sink.Add(RuleId::kAlignmentOutOfRange, kv->value().offset,
                        absl::StrCat("general.alignment ", a, " is outside the policy bounds [",
                                     ctx.policy.limits.min_alignment, ", ", ctx.policy.limits.max_alignment, "]"));
         }

@@ -24,9 +24,11 @@ namespace {
 constexpr int32_t kTokenTypeByte = 6;  // llama_token_type: 1 NORMAL .. 6 BYTE
 constexpr uint64_t kNone = ~uint64_t{0};
 
-const ArrayView* ArrayOf(const KeyValue* kv, ValueType element) {
-  if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.element_type != element) return nullptr;
-  return &kv->value.array;
+std::optional<ArrayView> ArrayOf(const KeyValue* kv, ValueType element) {
+  if (kv == nullptr || kv->type() != ValueType::kArray) return std::nullopt;
+  const Value v = kv->value();
+  if (v.array.element_type != element) return std::nullopt;
+  return v.array;
 }
 
 // Calls f(index, string, file offset of its bytes) for strings [0, end). The
@@ -109,18 +111,18 @@ bool IsByteToken(std::string_view s) {
 void CheckLengths(RuleContext& ctx, const KeyIndex& keys, uint64_t n_tokens) {
   for (std::string_view name : {"tokenizer.ggml.scores", "tokenizer.ggml.token_type"}) {
     const KeyValue* kv = keys.Find(name);
-    if (kv == nullptr || kv->value.type != ValueType::kArray || kv->value.array.count == n_tokens) continue;
-    ctx.sink.Add(RuleId::kVocabLengthMismatch, kv->value.offset,
-                 absl::StrCat("'", Sv(name), "' has ", kv->value.array.count, " elements for ", n_tokens,
+    if (kv == nullptr || kv->type() != ValueType::kArray || kv->value().array.count == n_tokens) continue;
+    ctx.sink.Add(RuleId::kVocabLengthMismatch, kv->value().offset,
+                 absl::StrCat("'", Sv(name), "' has ", kv->value().array.count, " elements for ", n_tokens,
                               " tokens: llama.cpp reads one per token from the array's data",
-                              kv->value.array.count < n_tokens ? ", past its end" : ""));
+                              kv->value().array.count < n_tokens ? ", past its end" : ""));
   }
 }
 
 void CheckTokenTypes(RuleContext& ctx, const KeyIndex& keys, const ArrayView* tokens) {
   const KeyValue* kv = keys.Find("tokenizer.ggml.token_type");
-  const ArrayView* types = ArrayOf(kv, ValueType::kInt32);
-  if (types == nullptr) return;  // absent, or GG4004
+  const std::optional<ArrayView> types = ArrayOf(kv, ValueType::kInt32);
+  if (!types.has_value()) return;  // absent, or GG4004
   const uint8_t* p = types->element_bytes.data();
   const TypeScan scan = types->order == ByteOrder::kBig ? ScanTypes<true>(p, types->count)
                                                         : ScanTypes<false>(p, types->count);
@@ -172,21 +174,21 @@ bool IsSpecialTokenKey(std::string_view key, std::string_view arch) {
 void CheckSpecialTokenIds(RuleContext& ctx, const KeyIndex& keys, uint64_t n_vocab) {
   RuleReporter report(ctx, RuleId::kSpecialTokenId);
   for (const KeyValue& kv : ctx.header.kvs) {
-    if (!IsIntegerType(kv.value.type) || !IsSpecialTokenKey(CStringKey(kv.key), keys.arch())) continue;
-    std::optional<uint64_t> id = kv.value.AsUnsigned();
+    if (!IsIntegerType(kv.type()) || !IsSpecialTokenKey(CStringKey(kv.key()), keys.arch())) continue;
+    std::optional<uint64_t> id = kv.value().AsUnsigned();
     if (id && *id < n_vocab) continue;
     // "No such token": llama.cpp's saver writes an unset id (LLAMA_TOKEN_NULL)
     // as u32 0xFFFFFFFF, and {arch}.decoder_start_token_id as i32 -1, and
     // llama.cpp reads both back as unset. Any other id past the vocabulary
     // is an index some loader will use.
-    const bool decoder_start = CStringKey(kv.key).substr(0, 10) != "tokenizer.";
-    if ((kv.value.type == ValueType::kUint32 && id == 0xFFFFFFFFu) ||
-        (decoder_start && kv.value.type == ValueType::kInt32 && kv.value.AsSigned() == -1)) {
+    const bool decoder_start = CStringKey(kv.key()).substr(0, 10) != "tokenizer.";
+    if ((kv.type() == ValueType::kUint32 && id == 0xFFFFFFFFu) ||
+        (decoder_start && kv.type() == ValueType::kInt32 && kv.value().AsSigned() == -1)) {
       continue;
     }
-    report.Add(kv.value.offset, [&] {
-      return absl::StrCat("'", EscapeForDisplay(kv.key), "' is ",
-                          id ? absl::StrCat(*id) : absl::StrCat(kv.value.AsSigned().value_or(-1)),
+    report.Add(kv.value().offset, [&] {
+      return absl::StrCat("'", EscapeForDisplay(kv.key()), "' is ",
+                          id ? absl::StrCat(*id) : absl::StrCat(kv.value().AsSigned().value_or(-1)),
                           " but the vocabulary has ", n_vocab, " tokens: loaders index their token tables with it");
     });
   }
@@ -195,9 +197,9 @@ void CheckSpecialTokenIds(RuleContext& ctx, const KeyIndex& keys, uint64_t n_voc
 // llama.cpp splits a merge at the first space after its first byte
 // (word.find(' ', 1)) and looks both halves up as tokens.
 void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
-  const ArrayView* merges = ArrayOf(keys.Find("tokenizer.ggml.merges"), ValueType::kString);
+  const std::optional<ArrayView> merges = ArrayOf(keys.Find("tokenizer.ggml.merges"), ValueType::kString);
   RuleReporter report(ctx, RuleId::kMergeNotTokens);
-  if (merges == nullptr || !report.enabled()) return;
+  if (!merges.has_value() || !report.enabled()) return;
   absl::flat_hash_set<std::string_view> vocab;
   vocab.reserve(tokens.count);
   ForEachString(tokens, tokens.count, [&](uint64_t, std::string_view s, uint64_t) { vocab.insert(s); });
@@ -301,8 +303,8 @@ class HashClashes {
 // (GG9054, found by the loader oracle: fuzz/oracle.)
 void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
   const KeyValue* model = keys.Find("tokenizer.ggml.model");
-  if (model == nullptr || model->value.type != ValueType::kString) return;  // llama.cpp refuses the file
-  const std::string_view name = model->value.AsString();
+  if (model == nullptr || model->type() != ValueType::kString) return;  // llama.cpp refuses the file
+  const std::string_view name = model->value().AsString();
   if (name == "no_vocab" || name == "none" || !ctx.sink.Enabled(RuleId::kDuplicateToken)) return;
   auto text_of = [](uint64_t i, std::string_view s, std::string& renamed) -> std::string_view {
     s = s.substr(0, s.find('\0'));
@@ -346,12 +348,12 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
 }  // namespace
 
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
-  const ArrayView* tokens = ArrayOf(keys.Find("tokenizer.ggml.tokens"), ValueType::kString);
-  if (tokens != nullptr) CheckLengths(ctx, keys, tokens->count);
-  CheckTokenTypes(ctx, keys, tokens);
+  const std::optional<ArrayView> tokens = ArrayOf(keys.Find("tokenizer.ggml.tokens"), ValueType::kString);
+  if (tokens.has_value()) CheckLengths(ctx, keys, tokens->count);
+  CheckTokenTypes(ctx, keys, tokens ? &*tokens : nullptr);
   if (std::optional<uint64_t> n_vocab = VocabularySize(keys)) CheckSpecialTokenIds(ctx, keys, *n_vocab);
-  if (tokens != nullptr && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
-  if (tokens != nullptr) CheckDuplicateTokens(ctx, keys, *tokens);
+  if (tokens.has_value() && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
+  if (tokens.has_value()) CheckDuplicateTokens(ctx, keys, *tokens);
 }
 
 }  // namespace ggufguard
