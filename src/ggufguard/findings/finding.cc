@@ -4,17 +4,31 @@
 
 namespace ggufguard {
 
-void FindingSink::Add(RuleId id, uint64_t offset, std::string message) {
-  if (!policy_.Enabled(id)) return;
-  Severity severity = policy_.SeverityOf(id);
-  if (severity == Severity::kError) ++errors_;
-  uint32_t& listed = listed_[id];
-  if (listed >= policy_.limits.max_findings_per_rule) {
-    ++suppressed_[id];
-    return;
+bool FindingSink::Count(RuleId id) {
+  if (!policy_.Enabled(id)) return false;
+  if (policy_.SeverityOf(id) == Severity::kError) ++errors_;
+  const int at = RulePosition(id);
+  const size_t slot = at < 0 ? kMaxRules : static_cast<size_t>(at);
+  if (listed_[slot] < policy_.limits.max_findings_per_rule) {
+    ++listed_[slot];
+    return true;
   }
-  ++listed;
-  findings_.push_back(Finding{id, severity, offset, std::move(message)});
+  ++suppressed_[slot];
+  if (at < 0) ++unknown_suppressed_[id];
+  return false;
+}
+
+void FindingSink::List(RuleId id, uint64_t offset, std::string message) {
+  findings_.push_back(Finding{id, policy_.SeverityOf(id), offset, std::move(message)});
+}
+
+std::map<RuleId, uint64_t> FindingSink::suppressed() const {
+  std::map<RuleId, uint64_t> out = unknown_suppressed_;
+  const absl::Span<const RuleInfo> rules = AllRules();
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (suppressed_[i] != 0) out[rules[i].id] = suppressed_[i];
+  }
+  return out;
 }
 
 std::vector<Finding> FindingSink::TakeSorted() {

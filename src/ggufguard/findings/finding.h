@@ -2,6 +2,7 @@
 #ifndef GGUFGUARD_FINDINGS_FINDING_H_
 #define GGUFGUARD_FINDINGS_FINDING_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -29,20 +30,36 @@ class FindingSink {
 
   // Rules check this before building an expensive message.
   bool Enabled(RuleId id) const { return policy_.Enabled(id); }
-  void Add(RuleId id, uint64_t offset, std::string message);
+  void Add(RuleId id, uint64_t offset, std::string message) {
+    if (Count(id)) List(id, offset, std::move(message));
+  }
+  // Add, building the message only when the finding will be listed: a rule
+  // that fires a million times builds max_findings_per_rule messages.
+  template <typename MakeMessage>
+  void AddLazy(RuleId id, uint64_t offset, MakeMessage&& make) {
+    if (Count(id)) List(id, offset, make());
+  }
 
   const Policy& policy() const { return policy_; }
   bool has_errors() const { return errors_ > 0; }
   // Findings sorted by offset, then rule ID, then arrival (deterministic).
   std::vector<Finding> TakeSorted();
   // Rule ID -> findings counted but not listed.
-  const std::map<RuleId, uint64_t>& suppressed() const { return suppressed_; }
+  std::map<RuleId, uint64_t> suppressed() const;
 
  private:
+  // Counts a finding of `id`; true when it is to be listed.
+  bool Count(RuleId id);
+  void List(RuleId id, uint64_t offset, std::string message);
+
   const Policy& policy_;
   std::vector<Finding> findings_;
-  std::map<RuleId, uint32_t> listed_;
-  std::map<RuleId, uint64_t> suppressed_;
+  // Per rule, by RulePosition (constant time: a rule may fire once per KV of
+  // a million); the last slot counts IDs outside the catalog, which only a
+  // bug would use, by ID in `unknown_suppressed_`.
+  std::array<uint32_t, kMaxRules + 1> listed_{};
+  std::array<uint64_t, kMaxRules + 1> suppressed_{};
+  std::map<RuleId, uint64_t> unknown_suppressed_;
   uint64_t errors_ = 0;
 };
 

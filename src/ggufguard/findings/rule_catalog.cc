@@ -1,5 +1,7 @@
 #include "ggufguard/findings/rule_catalog.h"
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "absl/strings/str_format.h"
@@ -143,11 +145,28 @@ std::string_view SeverityName(Severity s) {
 
 absl::Span<const RuleInfo> AllRules() { return kRules; }
 
+namespace {
+
+// RuleId -> position in kRules + 1 (0: no such rule), so that FindRule, which
+// every finding calls, is one load, not a walk of the table.
+constexpr size_t kIdSpace = 10000;  // IDs are four digits
+static_assert(std::size(kRules) <= kMaxRules);
+constexpr std::array<uint8_t, kIdSpace> kPositionOf = [] {
+  std::array<uint8_t, kIdSpace> at{};
+  for (size_t i = 0; i < std::size(kRules); ++i) at[static_cast<uint16_t>(kRules[i].id)] = static_cast<uint8_t>(i + 1);
+  return at;
+}();
+
+}  // namespace
+
+int RulePosition(RuleId id) {
+  const uint16_t v = static_cast<uint16_t>(id);
+  return v < kIdSpace ? static_cast<int>(kPositionOf[v]) - 1 : -1;
+}
+
 const RuleInfo* FindRule(RuleId id) {
-  for (const RuleInfo& r : kRules) {
-    if (r.id == id) return &r;
-  }
-  return nullptr;
+  const int at = RulePosition(id);
+  return at < 0 ? nullptr : &kRules[at];
 }
 
 const RuleInfo* FindRuleByCode(std::string_view code_or_name) {

@@ -143,6 +143,10 @@ struct RuleInfo {
 
 absl::Span<const RuleInfo> AllRules();      // in ID order
 const RuleInfo* FindRule(RuleId id);        // nullptr only for a bug
+// The rule's position in AllRules() (0 .. kMaxRules - 1), or -1 for an ID no
+// rule has (a bug). Constant time: sinks index per-rule counters with it.
+inline constexpr size_t kMaxRules = 255;
+int RulePosition(RuleId id);
 const RuleInfo* FindRuleByCode(std::string_view code_or_name);  // "GG3011" or "duplicate-key"
 std::string RuleCode(RuleId id);            // "GG3011"
 // "<rule count>-<8 hex digits>": a hash of every rule's ID, name and

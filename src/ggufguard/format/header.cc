@@ -68,32 +68,6 @@ std::optional<double> Value::AsDouble() const {
   return std::nullopt;
 }
 
-Value KeyValue::value() const {
-  static_assert(sizeof(KeyValue) <= 32, "KeyValue is kept compact: see header.h");
-  Value v;
-  v.type = type();
-  v.order = order_;
-  const uint64_t value_header = ValueHeaderSize();
-  v.offset = type_offset() + value_header;
-  const uint8_t* type_field = reinterpret_cast<const uint8_t*>(key_data_) + key_size_;
-  v.bytes = absl::Span<const uint8_t>(type_field + value_header, value_size_);
-  if (v.type == ValueType::kArray) {
-    ArrayView& a = v.array;
-    a.element_type = static_cast<ValueType>(element_type_);
-    a.element_type_raw = element_type_;
-    const uint8_t* count_field = type_field + 4 + 4;
-    a.count = length_size_ == 8 ? LoadUnsigned<uint64_t>(count_field, order_)
-                                : LoadUnsigned<uint32_t>(count_field, order_);
-    a.elements_offset = v.offset;
-    a.element_bytes = v.bytes;
-    a.length_size = length_size_;
-    a.order = order_;
-    a.max_string_length = longest_string_;
-    a.empty_strings = empty_strings_;
-  }
-  return v;
-}
-
 const KeyValue* GgufHeader::Find(std::string_view key) const {
   for (const KeyValue& kv : kvs) {
     if (kv.key() == key) return &kv;

@@ -24,24 +24,27 @@ bool IsLenientKeyChar(uint8_t c) { return IsStrictKeyChar(c) || (c >= 'A' && c <
 void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
   std::string_view key = kv.key();
   if (key.empty()) {
-    ctx.sink.Add(RuleId::kEmptyKey, kv.offset(), "empty metadata key");
+    ctx.sink.AddLazy(RuleId::kEmptyKey, kv.offset(), [] { return std::string("empty metadata key"); });
     return;
   }
   if (key.size() > ctx.policy.limits.max_key_length) {
-    ctx.sink.Add(RuleId::kKeyTooLong, kv.offset(),
-                 absl::StrCat("key of ", key.size(), " bytes exceeds the limit of ", ctx.policy.limits.max_key_length));
+    ctx.sink.AddLazy(RuleId::kKeyTooLong, kv.offset(), [&] {
+      return absl::StrCat("key of ", key.size(), " bytes exceeds the limit of ", ctx.policy.limits.max_key_length);
+    });
   }
   size_t bad_utf8 = FindInvalidUtf8(key);
   if (bad_utf8 != kValidUtf8) {
-    ctx.sink.Add(RuleId::kInvalidUtf8, kv.key_offset() + bad_utf8,
-                 absl::StrCat("key '", EscapeForDisplay(key), "' is not valid UTF-8 at byte ", bad_utf8));
+    ctx.sink.AddLazy(RuleId::kInvalidUtf8, kv.key_offset() + bad_utf8, [&] {
+      return absl::StrCat("key '", EscapeForDisplay(key), "' is not valid UTF-8 at byte ", bad_utf8);
+    });
   }
   for (size_t i = 0; i < key.size(); ++i) {
     auto c = static_cast<uint8_t>(key[i]);
     if (c < 0x20 || c >= 0x7F) {
-      ctx.sink.Add(RuleId::kKeyControlBytes, kv.key_offset() + i,
-                   absl::StrCat("key '", EscapeForDisplay(key), "' has byte 0x", absl::Hex(c, absl::kZeroPad2),
-                                " at ", i, ": keys must be printable ASCII"));
+      ctx.sink.AddLazy(RuleId::kKeyControlBytes, kv.key_offset() + i, [&] {
+        return absl::StrCat("key '", EscapeForDisplay(key), "' has byte 0x", absl::Hex(c, absl::kZeroPad2), " at ", i,
+                            ": keys must be printable ASCII");
+      });
       return;  // the grammar check would only repeat this
     }
   }
@@ -56,8 +59,8 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
   for (size_t i = start; i <= key.size(); ++i) {
     if (i == key.size() || key[i] == '.') {
       if (segment_empty) {
-        ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset() + i,
-                     absl::StrCat("key '", EscapeForDisplay(key), "' has an empty segment"));
+        ctx.sink.AddLazy(RuleId::kKeyGrammar, kv.key_offset() + i,
+                         [&] { return absl::StrCat("key '", EscapeForDisplay(key), "' has an empty segment"); });
         return;
       }
       segment_empty = true;
@@ -65,9 +68,10 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
     }
     auto c = static_cast<uint8_t>(key[i]);
     if (!(strict ? IsStrictKeyChar(c) : IsLenientKeyChar(c))) {
-      ctx.sink.Add(RuleId::kKeyGrammar, kv.key_offset() + i,
-                   absl::StrCat("key '", EscapeForDisplay(key), "' has '", EscapeForDisplay(key.substr(i, 1)),
-                                "' at ", i, strict ? ": segments must be lower_snake_case" : ": not a key character"));
+      ctx.sink.AddLazy(RuleId::kKeyGrammar, kv.key_offset() + i, [&] {
+        return absl::StrCat("key '", EscapeForDisplay(key), "' has '", EscapeForDisplay(key.substr(i, 1)), "' at ", i,
+                            strict ? ": segments must be lower_snake_case" : ": not a key character");
+      });
       return;
     }
     segment_empty = false;

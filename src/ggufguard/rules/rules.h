@@ -60,21 +60,18 @@ std::optional<uint64_t> DataSectionEnd(const GgufHeader& header);
 // times.
 class RuleReporter {
  public:
-  RuleReporter(RuleContext& ctx, RuleId id)
-      : sink_(ctx.sink), id_(id), enabled_(ctx.sink.Enabled(id)), cap_(ctx.policy.limits.max_findings_per_rule) {}
+  RuleReporter(RuleContext& ctx, RuleId id) : sink_(ctx.sink), id_(id), enabled_(ctx.sink.Enabled(id)) {}
   bool enabled() const { return enabled_; }
+  // The message is built only for a finding that is listed (AddLazy).
   template <typename MakeMessage>
   void Add(uint64_t offset, MakeMessage&& make) {
-    if (!enabled_) return;
-    sink_.Add(id_, offset, built_ < cap_ ? (++built_, make()) : std::string());
+    if (enabled_) sink_.AddLazy(id_, offset, std::forward<MakeMessage>(make));
   }
 
  private:
   FindingSink& sink_;
   RuleId id_;
   bool enabled_;
-  uint64_t cap_;
-  uint64_t built_ = 0;
 };
 
 // The semantic families read metadata through `keys` (llama.cpp's reading)
