@@ -3,6 +3,10 @@
 // sources rely on, and declared sizes that must fail without allocating.
 #include "ggufguard/parse/parser.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -436,6 +440,60 @@ TEST(ParserNestingTest, HardCapHoldsWhateverThePolicySays) {
   EXPECT_TRUE(
       FindingsAre(rc, {{RuleId::kNestedArray, KvAt(at_cap, 0).payload},
                        {RuleId::kInvalidBool, testing::NestedArrayAt(KvAt(at_cap, 0), kHardMaxNestingDepth + 1)}}));
+}
+
+// The parsed view keeps 32-bit positions (KeyValue), so no header may reach
+// past KeyValue::kMaxHeaderPosition, whatever limits a caller passes. The
+// file is sparse and mapped: the parser reads the length fields only.
+TEST(ParserHeaderLimitTest, HardCeilingHoldsWhateverTheLimitsSay) {
+  // One string KV: 24 bytes of file header, 8 + 3 ("a.b") + 4 + 8 before the
+  // string's bytes.
+  constexpr uint64_t kValueAt = 24 + 8 + 3 + 4 + 8;
+  ParseOptions options;
+  options.limits.max_header_bytes = UINT64_MAX;
+  options.limits.max_string_length = UINT64_MAX;
+  for (const uint64_t end : {KeyValue::kMaxHeaderPosition, KeyValue::kMaxHeaderPosition + 1}) {
+    std::vector<uint8_t> head;
+    auto put = [&](uint64_t v, int n) {
+      for (int i = 0; i < n; ++i) head.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
+    head.insert(head.end(), {'G', 'G', 'U', 'F'});
+    put(3, 4);
+    put(0, 8);  // tensors
+    put(1, 8);  // KVs
+    put(3, 8);
+    head.insert(head.end(), {'a', '.', 'b'});
+    put(8, 4);  // string
+    put(end - kValueAt, 8);
+    ASSERT_EQ(head.size(), kValueAt);
+    char path[] = "/tmp/ggufguard-ceiling-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    unlink(path);
+    ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    ASSERT_EQ(ftruncate(fd, static_cast<off_t>(end)), 0);
+    void* map = mmap(nullptr, end, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ASSERT_NE(map, MAP_FAILED);
+    const Policy policy = testing::StructuralPolicy();
+    FindingSink sink(policy);
+    const ParseResult r = ParseHeader({static_cast<const uint8_t*>(map), end}, options, sink);
+    const std::vector<Finding> findings = sink.TakeSorted();
+    if (end <= KeyValue::kMaxHeaderPosition) {
+      EXPECT_EQ(r.status, ParseStatus::kOk);
+      ASSERT_EQ(r.header.kvs.size(), 1u);
+      EXPECT_EQ(r.header.kvs[0].key(), "a.b");
+      EXPECT_EQ(r.header.kvs[0].value().offset, kValueAt);
+      EXPECT_EQ(r.header.kvs[0].value().bytes.size(), end - kValueAt);
+      EXPECT_TRUE(findings.empty());
+    } else {
+      EXPECT_EQ(r.status, ParseStatus::kFailed);
+      ASSERT_EQ(findings.size(), 1u);
+      EXPECT_EQ(findings[0].rule, RuleId::kHeaderSizeLimit);
+      EXPECT_EQ(findings[0].message, "header of at least 4294967296 bytes exceeds the limit of 4294967295");
+    }
+    munmap(map, end);
+  }
 }
 
 TEST(ParserValueTypesTest, UnknownTypesStopParsing) {

@@ -94,6 +94,8 @@ TEST(PolicyFileTest, ErrorsNameTheField) {
       {R"({"limits": {"max_kv_cont": 10}})", "limits.max_kv_cont: unknown limit"},
       {R"({"limits": {"max_findings_per_rule": 4294967296}})", "exceeds 2^32 - 1"},
       {R"({"limits": {"max_nesting_depth": 65}})", "exceeds the hard ceiling of 64"},
+      {R"({"limits": {"max_header_bytes": 4294967296}})",
+       "limits.max_header_bytes: 4294967296 exceeds the hard ceiling of 4294967295"},
       {R"({"limits": {"min_alignment": 64, "max_alignment": 32}})", "limits.min_alignment"},
       {R"({"limits": []})", "limits: expected an object"},
       {R"({"severities": {"GG9999": "error"}})", "severities.GG9999: unknown rule 'GG9999'"},
