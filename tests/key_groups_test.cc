@@ -4,6 +4,7 @@
 // several canonical keys in one run) give the same answers.
 #include "ggufguard/rules/key_groups.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,40 @@ TEST(KeyGroupsTest, CandidatesComeInFileOrder) {
     EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
     // Every KV whose canonical key is general.name is a candidate.
     for (uint32_t i : g.Members(0)) EXPECT_NE(std::find(seen.begin(), seen.end(), i), seen.end()) << i;
+  }
+}
+
+// CanonicalView reads a word at a time: against the definition a byte at a
+// time, with a NUL, a capital, a high byte (0xC1 is 'A' | 0x80, 0xDA 'Z' |
+// 0x80, which must not count as capitals) and the neighbours of 'A' and 'Z'
+// at every position of keys 0..40 bytes long, on either side of each word
+// edge.
+std::string ReferenceCanonical(std::string_view key) {
+  key = key.substr(0, std::min(key.find('\0'), key.size()));
+  std::string out;
+  for (char c : key) out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  const size_t first = out.find_first_not_of(" \t\n\v\f\r");
+  if (first == std::string::npos) return "";
+  return out.substr(first, out.find_last_not_of(" \t\n\v\f\r") - first + 1);
+}
+
+TEST(CanonicalViewTest, WordAtATimeMatchesTheByteDefinition) {
+  const std::string specials = std::string("\0AZ@[\xc1\xda\xff\x80 ", 11) + "az";
+  for (size_t len = 0; len <= 40; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (char c : specials) {
+        for (size_t second = at; second < len; second += 7) {
+          std::string key(len, 'k');
+          key[at] = c;
+          key[second] = specials[(at + second) % specials.size()];
+          std::string scratch;
+          const std::string_view got = CanonicalView(key, &scratch);
+          ASSERT_EQ(std::string(got), ReferenceCanonical(key))
+              << "len " << len << " at " << at << " byte " << int{static_cast<uint8_t>(c)} << " second " << second;
+          ASSERT_EQ(std::string(got), CanonicalKey(key));
+        }
+      }
+    }
   }
 }
 

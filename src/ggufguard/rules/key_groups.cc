@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 
 #include "absl/hash/hash.h"
 #include "ggufguard/rules/rules.h"
@@ -112,14 +114,50 @@ void FirstOfEqualKeys(std::vector<Entry>& members, HashOf hash_of, KeyOf key_of,
   }
 }
 
+// Eight bytes at a time: the high bit of each byte of the result is set
+// where that byte of `v` is 'A'..'Z' (exact for every byte value: the low
+// seven bits are tested, then bytes with the high bit set are dropped; no
+// carry crosses a byte, since 0x7f + 0x3f < 0x100).
+uint64_t CapitalBytes(uint64_t v) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const uint64_t low7 = v & ~kHigh;
+  const uint64_t at_least_a = low7 + kOnes * (0x80 - 'A');
+  const uint64_t above_z = low7 + kOnes * (0x80 - 'Z' - 1);
+  return at_least_a & ~above_z & ~v & kHigh;
+}
+
+// The lowest set high bit marks the first zero byte of `v` exactly (bits
+// above it may be false positives, from the borrow).
+uint64_t ZeroBytes(uint64_t v) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  return (v - kOnes) & ~v & kHigh;
+}
+
 }  // namespace
 
 std::string_view CanonicalView(std::string_view key, std::string* scratch) {
-  // One pass for NUL and capitals (a memchr call per short key cost more
-  // than the loop on the million-key benchmark).
+  // One pass for NUL and capitals, a word at a time (on the million-key
+  // benchmarks a byte loop here was ~10% of all the time, and a memchr call
+  // per short key cost more than the byte loop).
   size_t n = key.size();
   bool capitals = false;
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= n; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, key.data() + i, 8);
+      const uint64_t capital = CapitalBytes(v), zero = ZeroBytes(v);
+      if (zero != 0) {
+        const int at = std::countr_zero(zero) / 8;  // the first NUL
+        capitals |= (capital & ((uint64_t{1} << (8 * at)) - 1)) != 0;
+        n = i + static_cast<size_t>(at);
+        i = n;
+        break;
+      }
+      capitals |= capital != 0;
+    }
+  }
+  for (; i < n; ++i) {
     const char c = key[i];
     if (c == '\0') {
       n = i;
