@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ggufguard/validate.h"
 #include "tests/test_util.h"
@@ -149,6 +150,29 @@ TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
   tokens_with(5, "a");
   m.Set("tokenizer.ggml.model", GgufValue::Str("none"));
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
+}
+
+// The first pass hashes tokens in batches of 16 (their table slots
+// prefetched): a repeat is found on either side of a batch's edge, in the
+// same batch or many batches later, and nothing is found without one.
+TEST(LoaderAssertRulesTest, RepeatedTokensAcrossHashBatches) {
+  TinyModel m = MakeTinyModel();
+  std::vector<std::string> distinct;
+  for (int i = 0; i < 200; ++i) distinct.push_back(absl::StrCat("w", i));
+  m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(distinct));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
+  const std::vector<std::pair<int, int>> repeats = {{0, 15}, {14, 16}, {15, 16}, {16, 17}, {3, 47}, {150, 199}};
+  for (const auto& [first, again] : repeats) {
+    std::vector<std::string> tokens = distinct;
+    tokens[again] = tokens[first];
+    m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+    BuiltFile f = m.Build();
+    uint64_t at = m.Kv(f, "tokenizer.ggml.tokens").array_elements();
+    for (int i = 0; i < again; ++i) at += 8 + tokens[i].size();
+    const Report r = Check(f);
+    EXPECT_EQ(CountRule(r, RuleId::kDuplicateToken), 1u) << first << " " << again;
+    EXPECT_TRUE(HasFinding(r, RuleId::kDuplicateToken, at + 8)) << first << " " << again;
+  }
 }
 
 // load_hparams' expert asserts, each with the file that trips it and the
