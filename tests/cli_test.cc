@@ -135,6 +135,8 @@ TEST_F(CliTest, ExitCodes) {
            {"validate", "--format"},
            {"validate", "--policy", "lax", *valid_},
            {"validate", "--max-stdin-bytes", "lots", *valid_},
+           {"validate", "--file-size", "100", *valid_},  // --file-size describes a --header-only prefix
+           {"validate", "--header-only", "--file-size", "lots", *valid_},
            {"frobnicate", *valid_},
        }) {
     const CliRun r = RunTool(usage);
@@ -142,6 +144,27 @@ TEST_F(CliTest, ExitCodes) {
     EXPECT_FALSE(r.err.empty());
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// --header-only on a path reads only the header, and takes the file's size
+// from the file: bytes after the data are still found (*invalid_ has
+// three). --file-size gives a prefix's whole size.
+TEST_F(CliTest, HeaderOnlyKnowsTheSizeOfAPath) {
+  const CliRun head = RunTool({"validate", "--header-only", "--format", "json", *invalid_});
+  EXPECT_EQ(head.code, kExitInvalid);
+  const nlohmann::json file = nlohmann::json::parse(head.out)["files"][0];
+  EXPECT_EQ(file["coverage"], "header-only");
+  EXPECT_EQ(file["header"]["file_size"], std::filesystem::file_size(*invalid_));
+  bool trailing = false;
+  for (const nlohmann::json& f : file["findings"]) trailing |= f["rule"] == "GG6007";
+  EXPECT_TRUE(trailing) << head.out;
+  EXPECT_EQ(RunTool({"validate", "--header-only", *valid_}).code, kExitValid);
+  // The same file said to be longer: bytes after its header.
+  const uint64_t size = std::filesystem::file_size(*valid_);
+  const CliRun longer =
+      RunTool({"validate", "--header-only", "--file-size", std::to_string(size + 64), "--format", "json", *valid_});
+  EXPECT_EQ(longer.code, kExitInvalid) << longer.out;
+  EXPECT_NE(longer.out.find("GG6007"), std::string::npos) << longer.out;
 }
 
 TEST_F(CliTest, TextLinesFollowTheFormat) {

@@ -201,6 +201,66 @@ TEST(StreamTest, HeaderOnlyStopsAtTheEndOfTheHeader) {
   EXPECT_TRUE(testing::HasRule(v->report(), RuleId::kTruncated)) << Describe(v->report());
 }
 
+// --header-only --file-size: a prefix of a file whose size is known (from an
+// HTTP HEAD, or fstat for a path). The rules that need only the size give
+// what the whole file gives: tensors past the end, bytes after the data.
+TEST(StreamTest, HeaderOnlyWithTheFileSizeChecksWhatTheSizeDecides) {
+  const Policy policy = testing::StructuralPolicy();
+  StreamOptions options;
+  options.header_only = true;
+  options.prefix.first_prefix = 64;
+  auto header_only = [&](const BuiltFile& f, uint64_t prefix, std::optional<uint64_t> size) {
+    options.file_size = size;
+    MemoryStream in(absl::MakeConstSpan(f.bytes).first(prefix), 16);
+    return ValidateStream(in, policy, options);
+  };
+  const BuiltFile whole = GgufBuilder().AddKv("general.name", GgufValue::Str("x")).AddTensor("a", {1000}, kF32).Build();
+  const BuiltFile cut = GgufBuilder()
+                            .AddKv("general.name", GgufValue::Str("x"))
+                            .AddTensor("a", {1000}, kF32)
+                            .set_truncate_to(whole.file_size - 100)
+                            .Build();
+  const BuiltFile trailing = GgufBuilder()
+                                 .AddKv("general.name", GgufValue::Str("x"))
+                                 .AddTensor("a", {1000}, kF32)
+                                 .set_trailing_bytes({1, 2, 3})
+                                 .Build();
+  for (const BuiltFile* f : {&whole, &cut, &trailing}) {
+    const Report by_path = ValidateBytes(f->bytes, policy);
+    for (const uint64_t prefix : {f->header_end, f->data_offset}) {
+      absl::StatusOr<ValidatedFile> v = header_only(*f, prefix, f->file_size);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_EQ(Lines(v->report()), Lines(by_path)) << prefix;
+      EXPECT_EQ(v->report().file_size, f->file_size);
+      EXPECT_EQ(v->report().bytes_read, prefix);
+      EXPECT_EQ(v->report().coverage, Report::Coverage::kHeaderOnly);
+    }
+  }
+  EXPECT_TRUE(testing::HasRule(ValidateBytes(cut.bytes, policy), RuleId::kTensorOutOfBounds));
+  EXPECT_TRUE(testing::HasRule(ValidateBytes(trailing.bytes, policy), RuleId::kTrailingBytes));
+  // Without the size, neither is seen.
+  absl::StatusOr<ValidatedFile> blind = header_only(cut, cut.header_end, std::nullopt);
+  ASSERT_TRUE(blind.ok());
+  EXPECT_TRUE(testing::IsValid(blind->report()));
+
+  // A prefix that ends inside the header of a longer file is not the file's
+  // truncation: an error that says how many bytes the header needs.
+  absl::StatusOr<ValidatedFile> short_range = header_only(whole, whole.header_end - 3, whole.file_size);
+  ASSERT_FALSE(short_range.ok());
+  EXPECT_EQ(short_range.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(short_range.status().message().find(absl::StrCat("needs at least ", whole.header_end)), std::string::npos)
+      << short_range.status();
+  // The whole file, cut inside the header, declared at its own size: a
+  // truncation finding, as by path.
+  absl::StatusOr<ValidatedFile> truncated = header_only(whole, whole.header_end - 3, whole.header_end - 3);
+  ASSERT_TRUE(truncated.ok()) << truncated.status();
+  EXPECT_TRUE(testing::HasRule(truncated->report(), RuleId::kTruncated));
+  // A stream longer than the size it is said to have.
+  absl::StatusOr<ValidatedFile> longer = header_only(whole, whole.file_size, whole.header_end);
+  ASSERT_FALSE(longer.ok());
+  EXPECT_EQ(longer.status().code(), absl::StatusCode::kInvalidArgument) << longer.status();
+}
+
 TEST(StreamTest, FailFastStopsReadingAtAHeaderError) {
   const BuiltFile f = GgufBuilder()
                           .AddKv("general.architecture", GgufValue::Str("llama"))

@@ -147,8 +147,9 @@ ValidatedFile::Buffer::~Buffer() { std::free(data_); }
 // learnt at its end: one loop for both, so that both give the same findings.
 class PrefixReader {
  public:
-  PrefixReader(ValidatedFile& out, ByteSource* source, ByteStream* stream, uint64_t max_bytes)
-      : out_(out), source_(source), stream_(stream), max_bytes_(max_bytes) {
+  PrefixReader(ValidatedFile& out, ByteSource* source, ByteStream* stream, uint64_t max_bytes,
+               std::optional<uint64_t> file_size = std::nullopt)
+      : out_(out), source_(source), stream_(stream), max_bytes_(max_bytes), file_size_(file_size) {
     if (source_ != nullptr) size_ = source_->size();
   }
 
@@ -162,10 +163,17 @@ class PrefixReader {
       absl::Status read = Ensure(want);
       if (!read.ok()) return read;
       sink->emplace(policy);
-      const bool complete = size_.has_value() && length() == *size_;
+      // A stream that is a prefix of a larger file (file_size_) is never
+      // the whole file: running out of it is not the file's truncation.
+      const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
       *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete}, **sink);
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;
+      if (stream_ != nullptr && file_size_ && size_.has_value() && !complete) {
+        return absl::OutOfRangeError(absl::StrCat("the stream ended after ", *size_, " bytes, inside the header, which needs at least ",
+                                                  needed, " (the file has ", *file_size_,
+                                                  " by --file-size): read a longer prefix"));
+      }
       if (size_.has_value() && needed > *size_) {
         // The file is too short: parse it whole for the truncation finding,
         // as long as holding it whole stays within the header limit.
@@ -224,6 +232,10 @@ class PrefixReader {
       }
       out_.prefix_length_ += *got;
       if (length() > max_bytes_) return TooLong(max_bytes_);
+      if (file_size_ && length() > *file_size_) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the stream holds more than the ", *file_size_, " bytes that --file-size gives the file"));
+      }
     }
     return absl::OkStatus();
   }
@@ -245,6 +257,7 @@ class PrefixReader {
   ByteSource* source_;
   ByteStream* stream_;
   uint64_t max_bytes_;
+  std::optional<uint64_t> file_size_;  // a stream's whole file, when it is a prefix of it
   std::optional<uint64_t> size_;
 };
 
@@ -266,7 +279,8 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
 absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& policy, const StreamOptions& options,
                                              const DeepOptions& deep_options) {
   ValidatedFile out;
-  PrefixReader reader(out, nullptr, &stream, options.max_bytes);
+  const std::optional<uint64_t> file_size = options.header_only ? options.file_size : std::nullopt;
+  PrefixReader reader(out, nullptr, &stream, options.max_bytes, file_size);
   ParseResult parsed;
   std::optional<FindingSink> sink;
   absl::Status read = reader.Read(policy, options.prefix, &parsed, &sink);
@@ -290,6 +304,13 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     report.coverage = options.header_only ? Report::Coverage::kHeaderOnly : Report::Coverage::kStoppedAtError;
     report.bytes_read = prefix.size();
     report.file_size = prefix.size();
+    if (file_size && report.header_parsed) {
+      // The file's size is known: check what needs only the size.
+      FileView sized = FileView::PrefixOfSize(prefix, *file_size);
+      absl::Status s = RunFileRules(report, sized, *sink, policy);
+      if (!s.ok()) return s;
+      report.file_size = *file_size;
+    }
     CloseReport(report, *sink);
     out.report_ = std::move(report);
     return out;

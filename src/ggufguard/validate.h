@@ -4,6 +4,7 @@
 #define GGUFGUARD_VALIDATE_H_
 
 #include <cstdint>
+#include <optional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -80,6 +81,13 @@ struct StreamOptions {
   bool hash = true;               // SHA-256 of everything read, in the same pass
   bool fail_fast = false;         // stop reading at an error in the header, or past the data's end
   bool header_only = false;       // stop reading at the end of the header
+  // With header_only: the whole file's size, when the stream is a prefix of
+  // the file (an HTTP range request: --file-size). The rules that need only
+  // the size then run too (tensors inside the file, GG9001, the end of the
+  // file); the bytes past the prefix are not checked. A stream that ends
+  // inside the header, before the file does, is an error naming how many
+  // bytes the header needs.
+  std::optional<uint64_t> file_size;
   uint64_t max_bytes = UINT64_MAX;  // reading more than this is an I/O error
   size_t chunk = size_t{1} << 20;   // the data section streams through a buffer this big
 };

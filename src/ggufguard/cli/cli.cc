@@ -21,7 +21,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
-    "                          [--fail-fast] [--header-only] [--max-bytes N] [--deep [--jobs N]] FILE... | -\n"
+    "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
+    "                          FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
@@ -36,6 +37,7 @@ struct Options {
   bool fail_fast = false;
   bool header_only = false;
   uint64_t max_bytes = UINT64_MAX;
+  std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
   std::vector<std::string> files;
 };
@@ -70,6 +72,15 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
         err << "ggufguard: " << a << " wants a number of bytes, not '" << EscapeForDisplay(v) << "'\n";
         return std::nullopt;
       }
+    } else if (a == "--file-size") {
+      std::string v;
+      uint64_t n;
+      if (!value(&v)) return std::nullopt;
+      if (!absl::SimpleAtoi(v, &n)) {
+        err << "ggufguard: --file-size wants a number of bytes, not '" << EscapeForDisplay(v) << "'\n";
+        return std::nullopt;
+      }
+      o.file_size = n;
     } else if (a == "--hash") {
       o.hash = true;
     } else if (a == "--no-hash") {
@@ -96,6 +107,11 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
     } else {
       o.files.push_back(a);
     }
+  }
+  if (o.file_size && !o.header_only) {
+    err << "ggufguard: --file-size describes a --header-only prefix; without --header-only the file is read whole\n"
+        << kUsage;
+    return std::nullopt;
   }
   return o;
 }
@@ -130,6 +146,7 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   stream_options.hash = o.hash.value_or(true);
   stream_options.fail_fast = o.fail_fast;
   stream_options.header_only = o.header_only;
+  stream_options.file_size = o.file_size;
   stream_options.max_bytes = o.max_bytes;
   absl::StatusOr<ValidatedFile> file = absl::UnknownError("not validated");
   if (path == "-") {
@@ -142,7 +159,9 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
       return v;
     }
     if (o.header_only) {
-      // Reads the file forward up to the end of its header, as a stream would.
+      // Reads the file forward up to the end of its header, as a stream
+      // would; its size is known, so the rules that need only the size run.
+      if (!stream_options.file_size) stream_options.file_size = (*source)->size();
       FdStream in((*source)->fd(), path);
       file = ValidateStream(in, policy, stream_options, o.deep);
     } else {

@@ -189,6 +189,8 @@ absl::StatusOr<bool> FileView::AllZero(uint64_t offset, uint64_t n, uint64_t* fi
       avail = prefix_.size() - offset;
     } else if (map_ != nullptr) {
       return map_->AllZero(offset, end - offset, first_nonzero);
+    } else if (unread_past_prefix_) {
+      break;  // not read: see PrefixOfSize
     } else {
       if (source_ == nullptr) return absl::InternalError("read past the prefix without a source");
       if (offset < window_offset_ || offset >= window_offset_ + window_size_) {

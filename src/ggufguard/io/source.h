@@ -170,6 +170,15 @@ class FileView {
       : prefix_(prefix), source_(source), size_(source ? source->size() : prefix.size()) {}
   FileView(absl::Span<const uint8_t> prefix, const StreamZeroMap* map, uint64_t size)
       : prefix_(prefix), source_(nullptr), map_(map), size_(size) {}
+  // A file of `size` bytes of which only the prefix was read (--header-only
+  // --file-size): zero checks see the prefix, and pass over the rest,
+  // which the report's coverage says was not read.
+  static FileView PrefixOfSize(absl::Span<const uint8_t> prefix, uint64_t size) {
+    FileView view(prefix, nullptr);
+    view.size_ = size;
+    view.unread_past_prefix_ = true;
+    return view;
+  }
 
   uint64_t size() const { return size_; }
   absl::Span<const uint8_t> prefix() const { return prefix_; }
@@ -185,6 +194,7 @@ class FileView {
   ByteSource* source_;
   const StreamZeroMap* map_ = nullptr;
   uint64_t size_;
+  bool unread_past_prefix_ = false;
   // Not a std::vector: resizing one zero-fills up to 1 MiB before each read
   // that overwrites it anyway. Grown, never shrunk; left uninitialised.
   std::unique_ptr<uint8_t[]> window_;
