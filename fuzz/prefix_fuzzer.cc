@@ -11,6 +11,9 @@
 //    GG6002 tensor-out-of-bounds or GG6008 missing-tensor-data. If the prefix
 //    is valid, no error of the whole file lies inside the prefix: validation
 //    never depends on bytes it has not seen.
+// 3. --header-only --file-size on a stream of a prefix of at least the
+//    header: it reads only bytes it was given, and never finds what the
+//    whole file lacks: a valid whole file stays valid.
 //
 // The read sizes and the cut come from a hash of the input, not from bytes
 // taken off its front: the input stays a GGUF file, so the corpus that seeds
@@ -68,6 +71,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckReport(piped->report(), bytes, piped->prefix(), policy);
   CheckSameReport(whole, piped->report(),
                   "ValidateBytes vs ValidateStream(reads of at most " + std::to_string(stream_options.chunk) + ")");
+
+  // 3. Header only, with the whole file's size, from a prefix that holds
+  // the header (and a hash-chosen number of bytes after it).
+  if (whole.header_parsed) {
+    const uint64_t extra = Next(rng) % (size - whole.header.infos_end + 1);
+    const absl::Span<const uint8_t> range = bytes.first(whole.header.infos_end + extra);
+    MemoryStream ranged(range, 1 + Next(rng) % 4096);
+    StreamOptions head_options = stream_options;
+    head_options.header_only = true;
+    head_options.file_size = size;
+    absl::StatusOr<ValidatedFile> head = ValidateStream(ranged, policy, head_options);
+    GGUFGUARD_FUZZ_CHECK(head.ok(), "header-only ValidateStream failed: " + std::string(head.status().message()));
+    CheckReport(head->report(), bytes, head->prefix(), policy);
+    GGUFGUARD_FUZZ_CHECK(head->report().bytes_read <= range.size(), "header-only read past its range");
+    GGUFGUARD_FUZZ_CHECK(head->report().file_size == size, "header-only lost --file-size");
+    GGUFGUARD_FUZZ_CHECK(!whole.valid() || head->report().valid(),
+                         "header-only finds an error the whole file does not have:" +
+                             FindingsString(head->report().findings));
+  }
 
   // 2. A cut file. Where to cut: anywhere, inside the header, inside the data
   // section, or within the last 64 bytes (end padding, the last tensor).
