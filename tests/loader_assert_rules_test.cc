@@ -175,6 +175,29 @@ TEST(LoaderAssertRulesTest, RepeatedTokensAcrossHashBatches) {
   }
 }
 
+// Tokens are hashed by one of two paths: two masked loads for a token under
+// 16 bytes with 16 readable bytes from its start, a loop otherwise (longer
+// tokens, and tokens within 16 bytes of the array's end). A text repeated
+// at the start and as the very last token (the loop's byte-wise tail) must
+// hash alike whatever its length; NUL-cut texts too.
+TEST(LoaderAssertRulesTest, RepeatedTokensOfEveryLengthAcrossHashPaths) {
+  TinyModel m = MakeTinyModel();
+  for (size_t len = 1; len <= 40; ++len) {
+    std::string text;
+    for (size_t k = 0; k < len; ++k) text += static_cast<char>('a' + (k * 7 + len) % 26);
+    for (const bool nul_cut : {false, true}) {
+      std::vector<std::string> tokens = {text, "<s>", "</s>"};
+      for (int i = 0; i < 20; ++i) tokens.push_back(absl::StrCat("filler", i));
+      tokens.push_back(nul_cut ? text + std::string("\0tail", 5) : text);
+      m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+      EXPECT_EQ(CountRule(Check(m.Build()), RuleId::kDuplicateToken), 1u) << len << (nul_cut ? " cut" : "");
+      tokens.back() = text + "z";
+      m.Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens));
+      EXPECT_EQ(CountRule(Check(m.Build()), RuleId::kDuplicateToken), 0u) << len;
+    }
+  }
+}
+
 // load_hparams' expert asserts, each with the file that trips it and the
 // neighbour that llama.cpp loads.
 TEST(LoaderAssertRulesTest, ExpertCountsThatLlamaCppAssertsOn) {
