@@ -108,6 +108,35 @@ TEST(KeyGroupsTest, CandidatesComeInFileOrder) {
   }
 }
 
+// FirstOfEqualViews (the duplicate tensor names of GG5xxx) against the
+// quadratic definition, over names drawn from a small alphabet so that many
+// repeat, including empty ones.
+TEST(FirstOfEqualViewsTest, MatchesBruteForce) {
+  std::vector<std::string> names;
+  uint64_t state = 12345;
+  for (int i = 0; i < 3000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const size_t len = (state >> 60) % 4;
+    std::string n;
+    for (size_t k = 0; k < len; ++k) n += static_cast<char>('a' + ((state >> (20 + 3 * k)) % 3));
+    names.push_back(n);
+  }
+  const std::vector<uint32_t> first =
+      FirstOfEqualViews(names.size(), [&](size_t i) { return std::string_view(names[i]); });
+  ASSERT_EQ(first.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    size_t want = i;
+    for (size_t j = 0; j < i; ++j) {
+      if (names[j] == names[i]) {
+        want = j;
+        break;
+      }
+    }
+    ASSERT_EQ(first[i], want) << i << " '" << names[i] << "'";
+  }
+  EXPECT_TRUE(FirstOfEqualViews(0, [&](size_t) { return std::string_view(); }).empty());
+}
+
 // CanonicalView reads a word at a time: against the definition a byte at a
 // time, with a NUL, a capital, a high byte (0xC1 is 'A' | 0x80, 0xDA 'Z' |
 // 0x80, which must not count as capitals) and the neighbours of 'A' and 'Z'

@@ -166,6 +166,9 @@ class PrefixReader {
       // A stream that is a prefix of a larger file (file_size_) is never
       // the whole file: running out of it is not the file's truncation.
       const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
+      // The last prefix's parse is dropped first: its view (up to 144 bytes a
+      // tensor info, 32 a KV) must not be alive beside the new one.
+      *parsed = ParseResult{};
       *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete}, **sink);
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;

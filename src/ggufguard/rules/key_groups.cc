@@ -135,6 +135,29 @@ uint64_t ZeroBytes(uint64_t v) {
 
 }  // namespace
 
+std::vector<uint32_t> FirstOfEqualViews(size_t n, absl::FunctionRef<std::string_view(size_t)> view_of) {
+  std::vector<Entry> sorted;
+  HashAndSort(n, [&](size_t i) { return absl::Hash<std::string_view>{}(view_of(i)); }, sorted);
+  std::vector<uint32_t> first(n);
+  for (size_t begin = 0; begin < n;) {
+    size_t end = begin + 1;
+    while (end < n && Top(sorted[end].hash()) == Top(sorted[begin].hash())) ++end;
+    // A run is in file order; sorting it stably by bytes makes equal views
+    // adjacent with the earliest first.
+    if (end - begin > 1) {
+      std::stable_sort(sorted.begin() + static_cast<long>(begin), sorted.begin() + static_cast<long>(end),
+                       [&](const Entry& a, const Entry& b) { return view_of(a.index) < view_of(b.index); });
+    }
+    for (size_t p = begin; p < end; ++p) {
+      const uint32_t i = sorted[p].index;
+      const bool repeat = p > begin && view_of(i) == view_of(sorted[p - 1].index);
+      first[i] = repeat ? first[sorted[p - 1].index] : i;
+    }
+    begin = end;
+  }
+  return first;
+}
+
 std::string_view CanonicalView(std::string_view key, std::string* scratch) {
   // One pass for NUL and capitals, a word at a time (on the million-key
   // benchmarks a byte loop here was ~10% of all the time, and a memchr call

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "ggufguard/format/header.h"
 
 namespace ggufguard {
@@ -25,6 +26,13 @@ namespace ggufguard {
 // normal form (no NUL, no surrounding white space, no capital): `key` itself,
 // else the normal form written into *scratch.
 std::string_view CanonicalView(std::string_view key, std::string* scratch);
+
+// For n views view_of(0..n-1): first[i] is the first index whose view
+// equals view i (i itself when none comes before). The same hash sort as
+// KeyGroups, then a sort by bytes within each run of equal hash, so a
+// million items cost 16 bytes each while it runs (a hash map of views took
+// 52 MB for a million tensor names) and crafted collisions cost O(n log n).
+std::vector<uint32_t> FirstOfEqualViews(size_t n, absl::FunctionRef<std::string_view(size_t)> view_of);
 
 class KeyGroups {
  public:

@@ -4,12 +4,12 @@
 #include <limits>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -141,18 +141,19 @@ void CheckTensorInfos(RuleContext& ctx) {
   GgufHeader& h = ctx.header;
   // Names as ggml sees them (C strings, cut at NUL): two names equal there
   // are the same tensor to the loader.
-  absl::flat_hash_map<std::string_view, size_t> names;
-  names.reserve(h.tensors.size());
+  const std::vector<uint32_t> first_named = FirstOfEqualViews(h.tensors.size(), [&](size_t i) {
+    const std::string_view name = h.tensors[i].name;
+    return name.substr(0, name.find('\0'));
+  });
   for (size_t i = 0; i < h.tensors.size(); ++i) {
     TensorInfo& t = h.tensors[i];
     CheckTensorName(t, ctx);
-    std::string_view c_name = t.name.substr(0, t.name.find('\0'));
-    auto [it, inserted] = names.emplace(c_name, i);
-    if (!inserted) {
-      const TensorInfo& first = h.tensors[it->second];
-      ctx.sink.Add(RuleId::kDuplicateTensorName, t.offset,
-                   absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' repeats tensor ", it->second,
-                                " at offset ", first.offset, first.name != t.name ? " (equal as C strings)" : ""));
+    if (const uint32_t f = first_named[i]; f != i) {
+      const TensorInfo& first = h.tensors[f];
+      ctx.sink.AddLazy(RuleId::kDuplicateTensorName, t.offset, [&] {
+        return absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' repeats tensor ", f, " at offset ",
+                            first.offset, first.name != t.name ? " (equal as C strings)" : "");
+      });
     }
     const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
     if (type == nullptr) {
