@@ -16,6 +16,7 @@ std::string_view HostileKindName(HostileKind kind) {
     case HostileKind::kManyTemplates: return "many-templates";
     case HostileKind::kKeyCollisions: return "key-collisions";
     case HostileKind::kEmptyKeys: return "empty-keys";
+    case HostileKind::kManyTensors: return "many-tensors";
   }
   return "?";
 }
@@ -44,6 +45,9 @@ GgufBuilder HostileBuilder(HostileKind kind, uint32_t n) {
       break;
     case HostileKind::kEmptyKeys:
       for (uint32_t i = 0; i < n; ++i) b.AddKv("", GgufValue::U8(0));
+      break;
+    case HostileKind::kManyTensors:
+      for (uint32_t i = 0; i < n; ++i) b.AddTensor(absl::StrCat("t.", i / 2), {1}, /*F32*/ 0);
       break;
   }
   return b;

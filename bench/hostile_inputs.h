@@ -30,12 +30,16 @@ enum class HostileKind {
   // there is): `n` empty-key and duplicate-key findings, one group of `n`
   // identical keys.
   kEmptyKeys,
+  // `n` tensor infos of one F32 element each, every name given twice
+  // ("t.0", "t.0", "t.1", ...): ~40 bytes of header per tensor, `n` / 2
+  // duplicate-name findings, and a view of `n` tensors.
+  kManyTensors,
 };
 
 struct HostileInput {
   const char* file_name;
   HostileKind kind;
-  uint32_t count;  // the number of hostile KVs in the benchmark file
+  uint32_t count;  // the number of hostile KVs (or tensor infos) in the benchmark file
 };
 
 // The benchmark files: a million items each (the default policy's kv_count
@@ -45,11 +49,12 @@ inline constexpr HostileInput kHostileInputs[] = {
     {"hostile-1m-templates.gguf", HostileKind::kManyTemplates, 1000000},
     {"hostile-1m-collisions.gguf", HostileKind::kKeyCollisions, 1000000},
     {"hostile-1m-empty-keys.gguf", HostileKind::kEmptyKeys, 1000000},
+    {"hostile-1m-tensors.gguf", HostileKind::kManyTensors, 1000000},
 };
 
 std::string_view HostileKindName(HostileKind kind);
 
-// The file of `kind` with `n` hostile KVs.
+// The file of `kind` with `n` hostile KVs (tensor infos for kManyTensors).
 testing::GgufBuilder HostileBuilder(HostileKind kind, uint32_t n);
 
 }  // namespace ggufguard::bench

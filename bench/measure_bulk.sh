@@ -23,7 +23,7 @@ for tool in /usr/bin/time perf bc; do
   command -v "$tool" >/dev/null || { echo "measure_bulk.sh: $tool is missing (Debian packages time, linux-perf, bc)" >&2; exit 1; }
 done
 [ -f "$inputs/smollm2-like.gguf" ] || "$build/bench/make_bench_inputs" "$inputs"
-[ -f "$hostile/pipe-1g.gguf" ] || "$build/bench/make_hostile_inputs" "$hostile"
+[ -f "$hostile/pipe-1g.gguf" ] && [ -f "$hostile/hostile-1m-tensors.gguf" ] || "$build/bench/make_hostile_inputs" "$hostile"
 
 section() { printf '\n=== %s\n' "$*"; }
 section "machine"
@@ -45,12 +45,15 @@ measure() {
 }
 
 if [ "${2:-all}" != pipe ]; then
-section "hostile headers: validate --format json (header = whole file for these; SmolLM2-like: its 1,788,398-byte header)"
+section "hostile headers: validate --format json (header = the bytes before the data section)"
 printf '%-28s %12s %9s %9s %10s %10s %11s %11s\n' file header_B cpu_ms ns/B rss_MiB budget_MiB json_B text_B
 cat "$inputs"/smollm2-like.gguf "$hostile"/hostile-*.gguf >/dev/null
 for f in "$inputs/smollm2-like.gguf" "$hostile"/hostile-*.gguf; do
   name=$(basename "$f")
-  if [ "$name" = smollm2-like.gguf ]; then header=1788398; else header=$(stat -c %s "$f"); fi
+  # The header: up to the data section (the report's data_offset), at most the file.
+  header=$("$cli" validate --format json "$f" | grep -o '"data_offset": [0-9]*' | head -n 1 | grep -o '[0-9]*$' || true)
+  size=$(stat -c %s "$f")
+  if [ -z "$header" ] || [ "$header" -gt "$size" ]; then header=$size; fi
   read -r cpu rss < <(measure "$cli" validate --format json "$f")
   json=$("$cli" validate --format json "$f" | wc -c || true)
   text=$("$cli" validate "$f" | wc -c || true)

@@ -67,7 +67,8 @@ TEST_P(HostileHeadersTest, ReportsDoNotGrowWithTheNumberOfItems) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, HostileHeadersTest,
                          ::testing::Values(HostileKind::kManyKeys, HostileKind::kManyTemplates,
-                                           HostileKind::kKeyCollisions, HostileKind::kEmptyKeys),
+                                           HostileKind::kKeyCollisions, HostileKind::kEmptyKeys,
+                                           HostileKind::kManyTensors),
                          [](const auto& kind) {
                            std::string name(bench::HostileKindName(kind.param));
                            for (char& c : name) c = c == '-' ? '_' : c;
