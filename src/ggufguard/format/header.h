@@ -73,7 +73,7 @@ struct Value {
 // kMaxHeaderPosition.
 class KeyValue {
  public:
-  // Positions past this one are refused by the parser (GG1016 header-size-
+  // Positions past this one are refused by the parser (GG1007 header-size-
   // limit), whatever a policy says: 4 GiB - 1.
   static constexpr uint64_t kMaxHeaderPosition = UINT32_MAX;
 
