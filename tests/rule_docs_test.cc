@@ -66,5 +66,23 @@ TEST(RuleDocsTest, IndexLinksEveryRule) {
   }
 }
 
+// FindRule and the sink's per-rule counters index by RulePosition, a table
+// built at compile time: every rule at its place, no other ID anywhere.
+TEST(RuleCatalogTest, EveryRuleIsFoundAtItsPosition) {
+  const absl::Span<const RuleInfo> rules = AllRules();
+  ASSERT_LE(rules.size(), kMaxRules);
+  std::set<int> ids;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    EXPECT_EQ(RulePosition(rules[i].id), static_cast<int>(i)) << RuleCode(rules[i].id);
+    EXPECT_EQ(FindRule(rules[i].id), &rules[i]);
+    ids.insert(static_cast<int>(rules[i].id));
+  }
+  for (int id = 0; id < 10000; ++id) {
+    if (ids.count(id) == 0) EXPECT_EQ(RulePosition(static_cast<RuleId>(id)), -1) << id;
+  }
+  EXPECT_EQ(RulePosition(static_cast<RuleId>(65535)), -1);
+  EXPECT_EQ(FindRule(static_cast<RuleId>(65535)), nullptr);
+}
+
 }  // namespace
 }  // namespace ggufguard

@@ -173,9 +173,9 @@ class PrefixReader {
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;
       if (stream_ != nullptr && file_size_ && size_.has_value() && !complete) {
-        return absl::OutOfRangeError(absl::StrCat("the stream ended after ", *size_, " bytes, inside the header, which needs at least ",
-                                                  needed, " (the file has ", *file_size_,
-                                                  " by --file-size): read a longer prefix"));
+        return absl::OutOfRangeError(absl::StrCat("the stream ended after ", *size_,
+                                                  " bytes, inside the header, which needs at least ", needed,
+                                                  " (the file has ", *file_size_, " by --file-size): read a longer prefix"));
       }
       if (size_.has_value() && needed > *size_) {
         // The file is too short: parse it whole for the truncation finding,
