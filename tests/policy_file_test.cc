@@ -143,6 +143,24 @@ TEST(PolicyFileTest, LoadsFromAFileAndTheCliUsesIt) {
   EXPECT_NE(err3.str().find("cannot open"), std::string::npos) << err3.str();
 }
 
+// The size limit is 1 MiB: a file of exactly that many bytes (a policy
+// padded with spaces, read in several steps) loads, one byte more does not.
+TEST(PolicyFileTest, FileSizeLimitIsOneMebibyteExactly) {
+  auto write = [](const std::string& name, size_t size) {
+    std::string text = R"({"disable": ["missing-architecture"]})";
+    text.append(size - text.size(), ' ');
+    const std::string path = testing::TempPath(name);
+    testing::WriteFileBytes(path, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    return path;
+  };
+  absl::StatusOr<Policy> at_limit = LoadPolicyFile(write("policy-at-limit.json", size_t{1} << 20));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_FALSE(at_limit->Enabled(RuleId::kMissingArchitecture));
+  absl::StatusOr<Policy> over = LoadPolicyFile(write("policy-over-limit.json", (size_t{1} << 20) + 1));
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("larger than 1048576 bytes"), std::string::npos) << over.status();
+}
+
 // The example in docs/policy.md is a working policy.
 TEST(PolicyFileTest, DocumentedExampleParses) {
   std::optional<std::vector<uint8_t>> doc = testing::ReadFileBytes(GGUFGUARD_SOURCE_DIR "/docs/policy.md");
