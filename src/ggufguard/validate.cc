@@ -1,11 +1,8 @@
 #include "ggufguard/validate.h"
 
-#include <sys/mman.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -100,47 +97,6 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   // A view over memory cannot fail to read.
   return *WholeFileReport(std::move(parsed), view, memory, sink, policy, deep);
 }
-
-// Transparent huge pages make a multi-MiB prefix one page fault per 2 MiB
-// instead of one per 4 KiB. On the 2-core VM of docs/performance.md a fault
-// costs microseconds, and 4 KiB pages made reading a 1.8 MB header cost more
-// than validating it. From 1 MiB up the buffer is rounded up to whole huge
-// pages (untouched address space costs nothing; a touched huge page is
-// zeroed once by the kernel); smaller ones take plain malloc, where a few
-// 4 KiB faults are cheaper than zeroing 2 MiB. Where huge pages are off or
-// unavailable, madvise fails or is ignored and the buffer is ordinary
-// memory: only the speed differs.
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kHugePageFrom = size_t{1} << 20;
-
-ValidatedFile::Buffer::Buffer(size_t size) : size_(size) {
-  if (size == 0) return;
-  void* p = nullptr;
-  if (size >= kHugePageFrom) {
-    const size_t rounded = (size + kHugePage - 1) & ~(kHugePage - 1);
-    p = std::aligned_alloc(kHugePage, rounded);
-#ifdef MADV_HUGEPAGE
-    if (p != nullptr) (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  } else {
-    p = std::malloc(size);
-  }
-  if (p == nullptr) throw std::bad_alloc();
-  data_ = static_cast<uint8_t*>(p);
-}
-
-ValidatedFile::Buffer& ValidatedFile::Buffer::operator=(Buffer&& other) noexcept {
-  if (this != &other) {
-    std::free(data_);
-    data_ = other.data_;
-    size_ = other.size_;
-    other.data_ = nullptr;
-    other.size_ = 0;
-  }
-  return *this;
-}
-
-ValidatedFile::Buffer::~Buffer() { std::free(data_); }
 
 // Reads the header into a ValidatedFile's prefix and parses it, from a
 // positioned source whose size is known or from a stream whose size is
@@ -244,7 +200,7 @@ class PrefixReader {
   }
 
   void Grow(uint64_t capacity) {
-    ValidatedFile::Buffer grown(static_cast<size_t>(capacity));
+    PageBuffer grown = PageBuffer::Uninitialised(static_cast<size_t>(capacity));
     if (length() > 0) std::memcpy(grown.data(), out_.prefix_.data(), length());
     out_.prefix_ = std::move(grown);
   }

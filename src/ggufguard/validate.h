@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ggufguard/base/page_buffer.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/deep/deep.h"
 #include "ggufguard/io/source.h"
@@ -115,33 +116,9 @@ class ValidatedFile {
                                                       const DeepOptions&);
   friend class PrefixReader;
 
-  // The prefix's memory. Not a std::vector: a vector zero-fills what it
-  // allocates, and each fresh 4 KiB page costs a page fault, which dominated
-  // reading a multi-MiB header (docs/performance.md). This buffer is left
-  // uninitialised (the read overwrites every byte before use) and, from
-  // 1 MiB up, is aligned and advised for transparent huge pages. Moving it
-  // keeps its memory, so views stay valid.
-  class Buffer {
-   public:
-    Buffer() = default;
-    explicit Buffer(size_t size);
-    Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_) {
-      other.data_ = nullptr;
-      other.size_ = 0;
-    }
-    Buffer& operator=(Buffer&& other) noexcept;
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    ~Buffer();
-    uint8_t* data() const { return data_; }
-    size_t size() const { return size_; }
-
-   private:
-    uint8_t* data_ = nullptr;
-    size_t size_ = 0;
-  };
-
-  Buffer prefix_;
+  // The prefix's memory, left uninitialised (each read overwrites what it
+  // fills) and huge-page backed from a few hundred KiB up.
+  PageBuffer prefix_;
   size_t prefix_length_ = 0;  // bytes of prefix_ that hold the file
   Report report_;
 };

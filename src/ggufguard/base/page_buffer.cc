@@ -1,0 +1,69 @@
+#include "ggufguard/base/page_buffer.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
+
+namespace ggufguard {
+
+PageBuffer::PageBuffer(size_t size, bool zeroed) : size_(size) {
+  if (size == 0) return;
+  if (size < kHugeFrom) {
+    void* p = zeroed ? std::calloc(size, 1) : std::malloc(size);
+    if (p == nullptr) throw std::bad_alloc();
+    data_ = static_cast<uint8_t*>(p);
+    return;
+  }
+  // Whole huge pages, at a huge-page boundary: map one page more than
+  // needed, then unmap the slack on both sides of the aligned part.
+  if (size > SIZE_MAX - 2 * kHugePage) throw std::bad_alloc();
+  const size_t rounded = (size + kHugePage - 1) & ~(kHugePage - 1);
+  const size_t span = rounded + kHugePage;
+  void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
+  if (aligned > start) (void)::munmap(raw, aligned - start);
+  const size_t after = (start + span) - (aligned + rounded);
+  if (after > 0) (void)::munmap(reinterpret_cast<void*>(aligned + rounded), after);
+  data_ = reinterpret_cast<uint8_t*>(aligned);
+  mapped_ = rounded;
+#ifdef MADV_HUGEPAGE
+  (void)::madvise(data_, mapped_, MADV_HUGEPAGE);
+#endif
+}
+
+PageBuffer::PageBuffer(PageBuffer&& other) noexcept
+    : data_(other.data_), size_(other.size_), mapped_(other.mapped_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+  other.mapped_ = 0;
+}
+
+PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
+  if (this != &other) {
+    Release();
+    data_ = other.data_;
+    size_ = other.size_;
+    mapped_ = other.mapped_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+    other.mapped_ = 0;
+  }
+  return *this;
+}
+
+void PageBuffer::Release() {
+  if (data_ == nullptr) return;
+  if (mapped_ != 0) {
+    (void)::munmap(data_, mapped_);
+  } else {
+    std::free(data_);
+  }
+  data_ = nullptr;
+  size_ = 0;
+  mapped_ = 0;
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,52 @@
+// Large scratch memory that costs few page faults.
+#ifndef GGUFGUARD_BASE_PAGE_BUFFER_H_
+#define GGUFGUARD_BASE_PAGE_BUFFER_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ggufguard {
+
+// A block of bytes for a header prefix or a per-validation table. Not a
+// std::vector: a vector zero-fills what it allocates, and every fresh 4 KiB
+// page it touches is a page fault. On the VM of docs/performance.md a fault
+// costs about 10 us, so a 512 KiB table took 1.4 ms to fault in, more than
+// validating the header it served. From kHugeFrom bytes up a buffer is its
+// own mapping, 2 MiB-aligned and advised for transparent huge pages: one
+// fault per 2 MiB, the zeroing done by the kernel, and no memset (a fresh
+// anonymous mapping reads as zeros). Below that, malloc or calloc.
+// Where huge pages are off, madvise fails or is ignored and the mapping is
+// ordinary memory: only the speed differs. Moving keeps the memory, so
+// views into it stay valid. Throws std::bad_alloc when memory runs out.
+class PageBuffer {
+ public:
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static constexpr size_t kHugeFrom = size_t{256} << 10;
+
+  PageBuffer() = default;
+  // `size` bytes whose contents are unspecified (the caller writes them).
+  static PageBuffer Uninitialised(size_t size) { return PageBuffer(size, /*zeroed=*/false); }
+  // `size` bytes, all zero.
+  static PageBuffer Zeroed(size_t size) { return PageBuffer(size, /*zeroed=*/true); }
+
+  PageBuffer(PageBuffer&& other) noexcept;
+  PageBuffer& operator=(PageBuffer&& other) noexcept;
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  ~PageBuffer() { Release(); }
+
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  PageBuffer(size_t size, bool zeroed);
+  void Release();
+
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t mapped_ = 0;  // bytes of the mapping; 0 when data_ came from malloc
+};
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_BASE_PAGE_BUFFER_H_
