@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -313,13 +314,27 @@ class HashClashes {
  public:
   // The table is fresh zeroed pages (base/page_buffer.h): as a std::vector
   // its 128 pages for 49,152 tokens were 128 page faults plus a memset,
-  // ~1.4 ms of a validation process on the VM of docs/performance.md.
+  // ~1.4 ms of a validation process on the VM of docs/performance.md. A
+  // thread keeps its last table (up to kKeepBytes) for the next validation,
+  // so that `scan` and a library validating file after file fault it in
+  // once and then only clear it.
   explicit HashClashes(uint64_t count) {
     while ((size_t{1} << bits_) < 2 * count) ++bits_;
-    table_buffer_ = PageBuffer::Zeroed((size_t{1} << bits_) * sizeof(uint32_t));
+    const size_t bytes = (size_t{1} << bits_) * sizeof(uint32_t);
+    if (spare_.size() >= bytes) {
+      table_buffer_ = std::move(spare_);
+      std::memset(table_buffer_.data(), 0, bytes);
+    } else {
+      table_buffer_ = PageBuffer::Zeroed(bytes);
+    }
     table_ = reinterpret_cast<uint32_t*>(table_buffer_.data());
     mask_ = (size_t{1} << bits_) - 1;
   }
+  ~HashClashes() {
+    if (table_buffer_.size() <= kKeepBytes && table_buffer_.size() > spare_.size()) spare_ = std::move(table_buffer_);
+  }
+  HashClashes(const HashClashes&) = delete;
+  HashClashes& operator=(const HashClashes&) = delete;
   // The probes are random reads of a table larger than L1 and L2: callers
   // prefetch a batch of slots, then add the batch.
   void Prefetch(uint64_t h) const { __builtin_prefetch(&table_[Home(h)]); }
@@ -340,11 +355,16 @@ class HashClashes {
  private:
   size_t Home(uint64_t h) const { return static_cast<size_t>(h >> (64 - bits_)); }
 
+  // 4 MiB: the table of a 512K-token vocabulary, 8x SmolLM2's.
+  static constexpr size_t kKeepBytes = size_t{4} << 20;
+  static thread_local PageBuffer spare_;
+
   int bits_ = 4;
   PageBuffer table_buffer_;
   uint32_t* table_ = nullptr;
   size_t mask_ = 0;
 };
+thread_local PageBuffer HashClashes::spare_;
 
 // llama.cpp's vocabulary loader maps every token's text to its id and
 // asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
