@@ -262,6 +262,65 @@ TEST(CApi, InvalidFileIsAReportNotAnError) {
   EXPECT_EQ(std::string_view(s, n), "llama");
 }
 
+// A gatekeeper that fetched a file's first bytes (an HTTP range) and knows
+// its size: the verdict on the header equals the whole file's where the
+// data section does not decide it, the size-dependent rules run, and a
+// prefix that stops inside the header is an error naming what it needs.
+TEST(CApi, PrefixWithTheFileSizeValidatesTheHeader) {
+  auto has_rule = [](const ggufguard_report* r, const char* code) {
+    for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
+      ggufguard_finding f;
+      if (ggufguard_finding_at(r, i, &f) == GGUFGUARD_OK && std::string(f.rule) == code) return true;
+    }
+    return false;
+  };
+  const testing::BuiltFile f = testing::MakeTinyModel().Build();
+  ReportPtr whole;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &whole.r), GGUFGUARD_OK);
+  ASSERT_EQ(ggufguard_report_valid(whole.r), 1);
+  EXPECT_EQ(ggufguard_report_header_only(whole.r), 0);
+  {
+    // The report keeps its own copy: the caller's bytes are gone before
+    // the report is read (ASan would see a read of them).
+    std::vector<uint8_t> prefix(f.bytes.begin(), f.bytes.begin() + static_cast<ptrdiff_t>(f.data_offset));
+    ReportPtr r;
+    ASSERT_EQ(ggufguard_validate_prefix(prefix.data(), prefix.size(), f.file_size, nullptr, &r.r), GGUFGUARD_OK)
+        << ggufguard_last_error();
+    prefix.clear();
+    prefix.shrink_to_fit();
+    EXPECT_EQ(ggufguard_report_valid(r.r), 1);
+    EXPECT_EQ(ggufguard_report_header_only(r.r), 1);
+    EXPECT_EQ(ggufguard_report_file_size(r.r), f.file_size);
+    ASSERT_EQ(ggufguard_tensor_count(r.r), ggufguard_tensor_count(whole.r));
+    ggufguard_tensor a, b;
+    ASSERT_EQ(ggufguard_tensor_at(r.r, 0, &a), GGUFGUARD_OK);
+    ASSERT_EQ(ggufguard_tensor_at(whole.r, 0, &b), GGUFGUARD_OK);
+    EXPECT_EQ(std::string_view(a.name, a.name_length), std::string_view(b.name, b.name_length));
+    EXPECT_EQ(a.offset, b.offset);
+    EXPECT_EQ(a.size, b.size);
+    const char* arch;
+    size_t n;
+    ASSERT_EQ(ggufguard_get_string(r.r, "general.architecture", &arch, &n), GGUFGUARD_OK);
+    EXPECT_EQ(std::string_view(arch, n), "llama");
+  }
+  // The same header in a file 100 bytes shorter than its tensors need.
+  ReportPtr cut;
+  ASSERT_EQ(ggufguard_validate_prefix(f.bytes.data(), f.data_offset, f.file_size - 100, nullptr, &cut.r),
+            GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_valid(cut.r), 0);
+  EXPECT_TRUE(has_rule(cut.r, RuleCode(RuleId::kTensorOutOfBounds).c_str()));
+  // Too few bytes for the header, and more bytes than the file has.
+  ggufguard_report* none = nullptr;
+  EXPECT_EQ(ggufguard_validate_prefix(f.bytes.data(), f.header_end - 10, f.file_size, nullptr, &none),
+            GGUFGUARD_ERR_IO);
+  EXPECT_EQ(none, nullptr);
+  EXPECT_NE(std::string(ggufguard_last_error()).find("needs at least"), std::string::npos) << ggufguard_last_error();
+  EXPECT_EQ(ggufguard_validate_prefix(f.bytes.data(), f.bytes.size(), f.bytes.size() - 1, nullptr, &none),
+            GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_prefix(nullptr, 10, 10, nullptr, &none), GGUFGUARD_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ggufguard_validate_prefix(f.bytes.data(), 10, 10, nullptr, nullptr), GGUFGUARD_ERR_INVALID_ARGUMENT);
+}
+
 TEST(CApi, TruncatedFilesNeverReadPastTheirBytes) {
   // Every prefix of a file with arrays: the getters may say less, never
   // read more than there is (ASan watches the copy's end).

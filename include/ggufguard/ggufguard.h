@@ -136,6 +136,19 @@ GGUFGUARD_API ggufguard_status ggufguard_validate_fd(int fd, const ggufguard_pol
  * valid and unchanged until the report is freed. */
 GGUFGUARD_API ggufguard_status ggufguard_validate_buffer(const void* data, size_t size,
                                                          const ggufguard_policy* policy, ggufguard_report** out);
+/* Validates the header of a file of `file_size` bytes from its first `size`
+ * bytes: an HTTP range request (`curl -r 0-N`), a partial download. As
+ * `ggufguard validate --header-only --file-size`: the rules that need only
+ * the file's size run too (every tensor inside the file, the end of the
+ * file); the data section is not read, so its zero checks pass unread and the
+ * report says it covers the header only (ggufguard_report_header_only). The
+ * report keeps its own copy of the header; `data` may be freed at once.
+ * GGUFGUARD_ERR_IO, with the reason in ggufguard_last_error, when the bytes
+ * end inside the header (the message says how many it needs: fetch a longer
+ * prefix) or when `size` exceeds `file_size`. A mapping made from such a
+ * report checks the file's size, not its identity, as for a buffer's. */
+GGUFGUARD_API ggufguard_status ggufguard_validate_prefix(const void* data, size_t size, uint64_t file_size,
+                                                         const ggufguard_policy* policy, ggufguard_report** out);
 /* The same three, then every tensor's data checked as llama.cpp's
  * ggml_validate_row_data checks it (`ggufguard validate --deep`): NaN and
  * infinities in F32/F16/BF16/F64 data and in the scales of every quantized
@@ -162,6 +175,9 @@ GGUFGUARD_API void ggufguard_report_free(ggufguard_report* report);
  * else 0 (also for NULL). Only a valid report has a trusted tensor table. */
 GGUFGUARD_API int ggufguard_report_valid(const ggufguard_report* report);
 GGUFGUARD_API uint64_t ggufguard_report_file_size(const ggufguard_report* report);
+/* 1 when the report covers the header only (ggufguard_validate_prefix): its
+ * validity then says nothing of the data section's bytes. 0 otherwise. */
+GGUFGUARD_API int ggufguard_report_header_only(const ggufguard_report* report);
 /* The GGUF version in the file's header (0 if it was not read). */
 GGUFGUARD_API uint32_t ggufguard_report_gguf_version(const ggufguard_report* report);
 

@@ -289,6 +289,28 @@ ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_p
   return Finish(std::move(r), out);
 }
 
+// A file's first `size` bytes, validated as `validate --header-only
+// --file-size`: the stream machinery already bounds the prefix, checks it
+// against the size and words the "needs at least N bytes" error.
+ggufguard_status ValidatePrefix(const void* data, size_t size, uint64_t file_size, const ggufguard_policy* policy,
+                                ggufguard_report** out) {
+  if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
+  *out = nullptr;
+  if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
+  static const uint8_t kEmpty = 0;
+  ggufguard::MemoryStream stream(absl::MakeConstSpan(data ? static_cast<const uint8_t*>(data) : &kEmpty, size));
+  ggufguard::StreamOptions options;
+  options.hash = false;
+  options.header_only = true;
+  options.file_size = file_size;
+  absl::StatusOr<ggufguard::ValidatedFile> file = ggufguard::ValidateStream(stream, PolicyOf(policy), options, {});
+  if (!file.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(file.status().message()));
+  auto r = std::make_unique<ggufguard_report>();
+  r->file.emplace(*std::move(file));
+  r->report = &r->file->report();
+  return Finish(std::move(r), out);  // no identity: a mapping checks the size only
+}
+
 // The _deep functions' options; as the CLI's --jobs, at most 1024 threads.
 ggufguard_status DeepOptionsFor(uint32_t jobs, ggufguard_report** out, ggufguard::DeepOptions* deep) {
   if (out != nullptr) *out = nullptr;
@@ -415,6 +437,11 @@ ggufguard_status ggufguard_validate_buffer(const void* data, size_t size, const 
   return Guard([&] { return ValidateBuffer(data, size, policy, {}, out); });
 }
 
+ggufguard_status ggufguard_validate_prefix(const void* data, size_t size, uint64_t file_size,
+                                           const ggufguard_policy* policy, ggufguard_report** out) {
+  return Guard([&] { return ValidatePrefix(data, size, file_size, policy, out); });
+}
+
 ggufguard_status ggufguard_validate_path_deep(const char* path, const ggufguard_policy* policy, uint32_t jobs,
                                               ggufguard_report** out) {
   return Guard([&] {
@@ -447,6 +474,10 @@ void ggufguard_report_free(ggufguard_report* report) { delete report; }
 int ggufguard_report_valid(const ggufguard_report* report) { return report && report->report->valid() ? 1 : 0; }
 
 uint64_t ggufguard_report_file_size(const ggufguard_report* report) { return report ? report->report->file_size : 0; }
+
+int ggufguard_report_header_only(const ggufguard_report* report) {
+  return report && report->report->coverage == ggufguard::Report::Coverage::kHeaderOnly ? 1 : 0;
+}
 
 uint32_t ggufguard_report_gguf_version(const ggufguard_report* report) {
   return report ? report->report->header.version : 0;
