@@ -1,6 +1,5 @@
 #include "ggufguard/validate.h"
 
-
 #include <algorithm>
 #include <cstring>
 #include <optional>

@@ -160,14 +160,22 @@ class FdSource final : public ggufguard::ByteSource {
   uint64_t size_;
 };
 
-ggufguard_status FromValidated(absl::StatusOr<ggufguard::ValidatedFile> file, const struct stat& st,
+// `st`: the validated file's identity, which a mapping then checks; nullptr
+// for bytes that are not a file (a prefix), whose mapping checks the size.
+ggufguard_status FromValidated(absl::StatusOr<ggufguard::ValidatedFile> file, const struct stat* st,
                                ggufguard_report** out) {
   if (!file.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(file.status().message()));
   auto r = std::make_unique<ggufguard_report>();
   r->file.emplace(*std::move(file));
   r->report = &r->file->report();
-  r->identity = {true, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  if (st != nullptr) r->identity = {true, static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino)};
   return Finish(std::move(r), out);
+}
+
+// A caller's (data, size), NULL allowed for no bytes.
+absl::Span<const uint8_t> CallerBytes(const void* data, size_t size) {
+  static const uint8_t kEmpty = 0;
+  return absl::MakeConstSpan(data ? static_cast<const uint8_t*>(data) : &kEmpty, size);
 }
 
 const KeyValue* FindKv(const ggufguard_report* r, const char* key, size_t* index = nullptr) {
@@ -257,7 +265,7 @@ ggufguard_status ValidatePath(const char* path, const ggufguard_policy* policy, 
   if (!source.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(source.status().message()));
   struct stat st;
   if (::fstat((*source)->fd(), &st) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
-  return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy), {}, deep), st, out);
+  return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy), {}, deep), &st, out);
 }
 
 ggufguard_status ValidateFd(int fd, const ggufguard_policy* policy, const ggufguard::DeepOptions& deep,
@@ -268,12 +276,12 @@ ggufguard_status ValidateFd(int fd, const ggufguard_policy* policy, const ggufgu
   if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
   if (S_ISREG(st.st_mode)) {
     FdSource source(fd, static_cast<uint64_t>(st.st_size));
-    return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy), {}, deep), st, out);
+    return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy), {}, deep), &st, out);
   }
   ggufguard::FdStream stream(fd, absl::StrCat("descriptor ", fd));
   ggufguard::StreamOptions options;
   options.hash = false;  // nobody asked for it
-  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, deep), st, out);
+  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, deep), &st, out);
 }
 
 ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_policy* policy,
@@ -282,9 +290,7 @@ ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_p
   *out = nullptr;
   if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
   auto r = std::make_unique<ggufguard_report>();
-  static const uint8_t kEmpty = 0;
-  const uint8_t* bytes = data ? static_cast<const uint8_t*>(data) : &kEmpty;
-  r->buffer_report = ggufguard::ValidateBytes(absl::MakeConstSpan(bytes, size), PolicyOf(policy), deep);
+  r->buffer_report = ggufguard::ValidateBytes(CallerBytes(data, size), PolicyOf(policy), deep);
   r->report = &r->buffer_report;
   return Finish(std::move(r), out);
 }
@@ -297,18 +303,12 @@ ggufguard_status ValidatePrefix(const void* data, size_t size, uint64_t file_siz
   if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
   *out = nullptr;
   if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
-  static const uint8_t kEmpty = 0;
-  ggufguard::MemoryStream stream(absl::MakeConstSpan(data ? static_cast<const uint8_t*>(data) : &kEmpty, size));
+  ggufguard::MemoryStream stream(CallerBytes(data, size));
   ggufguard::StreamOptions options;
   options.hash = false;
   options.header_only = true;
   options.file_size = file_size;
-  absl::StatusOr<ggufguard::ValidatedFile> file = ggufguard::ValidateStream(stream, PolicyOf(policy), options, {});
-  if (!file.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(file.status().message()));
-  auto r = std::make_unique<ggufguard_report>();
-  r->file.emplace(*std::move(file));
-  r->report = &r->file->report();
-  return Finish(std::move(r), out);  // no identity: a mapping checks the size only
+  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, {}), nullptr, out);
 }
 
 // The _deep functions' options; as the CLI's --jobs, at most 1024 threads.
