@@ -5,6 +5,7 @@
 //   report.valid, report.findings, report.tensors, report.metadata
 //   report = ggufguard.validate("model.gguf", deep=True)  # every tensor's data too
 //   report.deep.bad_values, report.deep.tensors
+//   report = ggufguard.validate(first_bytes, file_size=n)  # header only
 //
 // Everything is converted when validate() returns, so a report holds no
 // pointer into the file or the caller's bytes. The GIL is released while the
@@ -56,6 +57,7 @@ struct DeepSummary {
 
 struct Report {
   bool valid = false;
+  bool header_only = false;  // validate(bytes, file_size=...): data unread
   uint64_t file_size = 0;
   std::vector<Finding> findings;
   std::vector<Tensor> tensors;
@@ -145,7 +147,7 @@ py::object ArrayValue(const ggufguard_report* r, const char* key) {
         if (ggufguard_get_array_bool(r, key, i, &b) != GGUFGUARD_OK) break;
         out.append(py::bool_(b != 0));
       }
-      return std::move(out);
+      return out;
     }
     case GGUFGUARD_TYPE_STRING: {
       py::list out;
@@ -155,7 +157,7 @@ py::object ArrayValue(const ggufguard_report* r, const char* key) {
         if (ggufguard_get_array_string(r, key, i, &s, &n) != GGUFGUARD_OK) break;
         out.append(Text(s, n));
       }
-      return std::move(out);
+      return out;
     }
     default:
       return py::none();  // nested arrays: rejected by every loader; not decoded
@@ -199,6 +201,7 @@ py::object ScalarValue(const ggufguard_report* r, const char* key, int type) {
 Report Convert(const ggufguard_report* r) {
   Report out;
   out.valid = ggufguard_report_valid(r) != 0;
+  out.header_only = ggufguard_report_header_only(r) != 0;
   out.file_size = ggufguard_report_file_size(r);
   for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
     ggufguard_finding f;
@@ -252,14 +255,27 @@ std::unique_ptr<ggufguard_policy, FreePolicy> MakePolicy(const std::string& poli
   return std::unique_ptr<ggufguard_policy, FreePolicy>(p);
 }
 
-Report Validate(py::object source, const std::string& policy_text, bool deep, int jobs) {
+// What validate() does with a buffer of `size` bytes.
+ggufguard_status ValidateBytes(const char* data, size_t size, const ggufguard_policy* policy, bool deep,
+                               uint32_t threads, std::optional<uint64_t> file_size, ggufguard_report** out) {
+  if (file_size.has_value()) return ggufguard_validate_prefix(data, size, *file_size, policy, out);
+  return deep ? ggufguard_validate_buffer_deep(data, size, policy, threads, out)
+              : ggufguard_validate_buffer(data, size, policy, out);
+}
+
+Report Validate(py::object source, const std::string& policy_text, bool deep, int jobs,
+                std::optional<uint64_t> file_size) {
   if (jobs < 0 || jobs > 1024) throw py::value_error("jobs is 0 (one per core) to 1024");
   if (jobs != 0 && !deep) throw py::value_error("jobs is for deep=True");
+  const bool is_path = py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__");
+  if (file_size.has_value() && (deep || is_path)) {
+    throw py::value_error("file_size is for the first bytes of a file (bytes-like source), without deep=True");
+  }
   auto policy = MakePolicy(policy_text);
   const auto threads = static_cast<uint32_t>(jobs);
   ggufguard_report* raw = nullptr;
   ggufguard_status s;
-  if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
+  if (is_path) {
     const std::string path = py::str(py::module_::import("os").attr("fsdecode")(source));
     py::gil_scoped_release unlocked;
     s = deep ? ggufguard_validate_path_deep(path.c_str(), policy.get(), threads, &raw)
@@ -270,8 +286,7 @@ Report Validate(py::object source, const std::string& policy_text, bool deep, in
     Py_ssize_t size;
     if (PyBytes_AsStringAndSize(source.ptr(), &data, &size) != 0) throw py::error_already_set();
     py::gil_scoped_release unlocked;
-    s = deep ? ggufguard_validate_buffer_deep(data, static_cast<size_t>(size), policy.get(), threads, &raw)
-             : ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+    s = ValidateBytes(data, static_cast<size_t>(size), policy.get(), deep, threads, file_size, &raw);
   } else if (PyObject_CheckBuffer(source.ptr())) {
     // A bytearray or memoryview may change under another thread while the
     // GIL is released: validate a copy, never bytes that move.
@@ -280,8 +295,7 @@ Report Validate(py::object source, const std::string& policy_text, bool deep, in
     Py_ssize_t size;
     if (PyBytes_AsStringAndSize(copy.ptr(), &data, &size) != 0) throw py::error_already_set();
     py::gil_scoped_release unlocked;
-    s = deep ? ggufguard_validate_buffer_deep(data, static_cast<size_t>(size), policy.get(), threads, &raw)
-             : ggufguard_validate_buffer(data, static_cast<size_t>(size), policy.get(), &raw);
+    s = ValidateBytes(data, static_cast<size_t>(size), policy.get(), deep, threads, file_size, &raw);
   } else {
     throw py::type_error("validate() takes a path (str or os.PathLike) or bytes-like data");
   }
@@ -338,6 +352,7 @@ PYBIND11_MODULE(ggufguard, m) {
       });
   py::class_<Report>(m, "Report")
       .def_readonly("valid", &Report::valid)
+      .def_readonly("header_only", &Report::header_only)
       .def_readonly("file_size", &Report::file_size)
       .def_readonly("findings", &Report::findings)
       .def_readonly("tensors", &Report::tensors)
@@ -350,11 +365,14 @@ PYBIND11_MODULE(ggufguard, m) {
       });
 
   m.def("validate", &Validate, py::arg("source"), py::arg("policy") = "default", py::kw_only(),
-        py::arg("deep") = false, py::arg("jobs") = 0,
+        py::arg("deep") = false, py::arg("jobs") = 0, py::arg("file_size") = py::none(),
         "Validates a GGUF file given as a path or as bytes. `policy` is \"default\", \"strict\" or a policy "
         "document (JSON text). With deep=True every tensor's data is checked for NaN and infinities as llama.cpp's "
         "ggml_validate_row_data checks it, on `jobs` threads (0: one per core), and the report's `deep` says what "
-        "was checked (None otherwise). A bad policy raises ValueError, an unreadable file OSError.");
+        "was checked (None otherwise). With file_size=N, `source` is the first bytes of a file of N bytes (at least its "
+        "whole header, e.g. from an HTTP range request): the header is validated, every tensor checked to lie inside "
+        "N bytes, the data section unread, and the report's `header_only` is True; bytes that end inside the header "
+        "raise OSError saying how many are needed. A bad policy raises ValueError, an unreadable file OSError.");
   m.def("rules", [] {
     py::list out;
     for (size_t i = 0; i < ggufguard_rule_count(); ++i) {

@@ -567,6 +567,30 @@ TEST(CppApi, DeepSummaryThroughTheWrapper) {
   }
 }
 
+TEST(CppApi, PrefixThroughTheWrapper) {
+  const testing::BuiltFile f = testing::MakeTinyModel().Build();
+  const api::Report whole = api::ValidateBuffer(f.bytes.data(), f.bytes.size());
+  EXPECT_FALSE(whole.header_only());
+  std::optional<api::Report> header;
+  {
+    std::vector<uint8_t> prefix(f.bytes.begin(), f.bytes.begin() + static_cast<ptrdiff_t>(f.data_offset));
+    header.emplace(api::ValidatePrefix(prefix.data(), prefix.size(), f.file_size));
+  }  // the prefix is freed: the report holds its own copy
+  EXPECT_TRUE(header->valid());
+  EXPECT_TRUE(header->header_only());
+  EXPECT_EQ(header->file_size(), f.file_size);
+  ASSERT_EQ(header->tensor_count(), whole.tensor_count());
+  EXPECT_EQ(header->tensor(3).offset, whole.tensor(3).offset);
+  EXPECT_EQ(header->get_string("general.architecture"), std::optional<std::string_view>("llama"));
+  try {
+    api::ValidatePrefix(f.bytes.data(), 20, f.file_size);
+    ADD_FAILURE() << "a 20-byte prefix accepted";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), GGUFGUARD_ERR_IO);
+    EXPECT_NE(std::string(e.what()).find("needs at least"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CApi, MappingHandsOutTheValidatedBytes) {
   const testing::BuiltFile f = testing::MakeTinyModel().Build();
   const std::string path = TempPath("map.gguf");

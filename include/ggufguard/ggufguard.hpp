@@ -96,6 +96,8 @@ class Report {
 
   bool valid() const { return ggufguard_report_valid(get()) != 0; }
   uint64_t file_size() const { return ggufguard_report_file_size(get()); }
+  // True for ValidatePrefix: the verdict says nothing of the data bytes.
+  bool header_only() const { return ggufguard_report_header_only(get()) != 0; }
 
   std::vector<Finding> findings() const {
     std::vector<Finding> out;
@@ -177,6 +179,17 @@ inline Report Validate(const char* path, const Policy* policy = nullptr) {
 inline Report ValidateBuffer(const void* bytes, size_t size, const Policy* policy = nullptr) {
   ggufguard_report* r = nullptr;
   Check(ggufguard_validate_buffer(bytes, size, policy ? policy->get() : nullptr, &r));
+  return Report(r);
+}
+
+// A file's first `size` bytes (at least its whole header), validated as the
+// header of a file of `file_size` bytes: every tensor inside the file, the
+// data section unread (header_only()). The report keeps its own copy, so
+// `bytes` may be freed at once. Throws Error (GGUFGUARD_ERR_IO) when the
+// bytes end inside the header; its message says how many are needed.
+inline Report ValidatePrefix(const void* bytes, size_t size, uint64_t file_size, const Policy* policy = nullptr) {
+  ggufguard_report* r = nullptr;
+  Check(ggufguard_validate_prefix(bytes, size, file_size, policy ? policy->get() : nullptr, &r));
   return Report(r);
 }
 

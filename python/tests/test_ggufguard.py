@@ -157,6 +157,37 @@ def test_deep_checks_tensor_data(tmp_path):
         ggufguard.validate(data, "default", True)  # deep is keyword-only
 
 
+def test_header_prefix_with_the_file_size(tmp_path):
+    # What a gatekeeper holds after an HTTP range request: the header's bytes
+    # and the size the server reported.
+    payload = struct.pack("<8f", *range(8))
+    data = gguf([kv("general.architecture", 8, "tinyarch")], [("w", [4, 2], 0, payload)])
+    header = data[:len(data) - len(payload)]
+    whole = ggufguard.validate(data)
+    assert whole.valid and not whole.header_only
+    for source in (header, bytearray(header), memoryview(header)):
+        report = ggufguard.validate(source, file_size=len(data))
+        assert report.valid and report.header_only, report.findings
+        assert report.file_size == len(data)
+        assert [(t.name, t.offset, t.nbytes) for t in report.tensors] == [
+            (t.name, t.offset, t.nbytes) for t in whole.tensors]
+        assert report.metadata["general.architecture"] == "tinyarch"
+    # A file too short for its tensor: the data is never read, the verdict still holds.
+    short = ggufguard.validate(header, file_size=len(data) - 1)
+    assert not short.valid and short.header_only
+    assert any(f.rule == "GG6002" for f in short.findings), short.findings
+    with pytest.raises(OSError, match="needs at least"):
+        ggufguard.validate(header[:30], file_size=len(data))
+    with pytest.raises(OSError):
+        ggufguard.validate(data, file_size=len(data) - 1)  # more bytes than the file has
+    path = tmp_path / "m.gguf"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match="file_size"):
+        ggufguard.validate(path, file_size=len(data))
+    with pytest.raises(ValueError, match="file_size"):
+        ggufguard.validate(header, deep=True, file_size=len(data))
+
+
 def test_every_prefix_is_refused_never_a_crash():
     for cut in range(len(EVERY_TYPE)):
         report = ggufguard.validate(EVERY_TYPE[:cut])
