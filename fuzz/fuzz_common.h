@@ -166,7 +166,7 @@ inline void CheckReport(const Report& r, absl::Span<const uint8_t> bytes, absl::
   for (const TensorInfo& t : h.tensors) {
     GGUFGUARD_FUZZ_CHECK(StringInside(t.name, view_bytes), "tensor name view outside the buffer");
     GGUFGUARD_FUZZ_CHECK(t.n_dims <= kMaxDims, "n_dims " + std::to_string(t.n_dims));
-    GGUFGUARD_FUZZ_CHECK(t.relative_offset_field + 8 <= size, "offset field outside the file");
+    GGUFGUARD_FUZZ_CHECK(t.relative_offset_field() + 8 <= size, "offset field outside the file");
   }
   if (r.header_parsed) {
     GGUFGUARD_FUZZ_CHECK(h.kvs.size() == h.kv_count && h.tensors.size() == h.tensor_count, "counts differ from views");

@@ -124,15 +124,15 @@ GgufLayout MapGguf(absl::Span<const uint8_t> bytes) {
   L.infos_end = L.kvs_end;
   for (const TensorInfo& t : h.tensors) {
     AddField(L, t.offset, ls, FieldKind::kLength);
-    L.strings.push_back(StringRegion{t.name_offset, t.name_offset + t.name.size(), t.offset});
-    const uint64_t n_dims_at = t.name_offset + t.name.size();
+    L.strings.push_back(StringRegion{t.name_offset(), t.name_offset() + t.name.size(), t.offset});
+    const uint64_t n_dims_at = t.n_dims_offset();
     AddField(L, n_dims_at, 4, FieldKind::kNDims);
     for (uint32_t d = 0; d < t.n_dims; ++d) AddField(L, n_dims_at + 4 + uint64_t{d} * ls, ls, FieldKind::kDim);
-    AddField(L, t.type_offset, 4, FieldKind::kGgmlType);
-    AddField(L, t.relative_offset_field, 8, FieldKind::kTensorOffset);
-    L.tensor_offset_fields.push_back(t.relative_offset_field);
-    L.tensors.push_back(Record{t.offset, t.relative_offset_field + 8});
-    L.infos_end = t.relative_offset_field + 8;
+    AddField(L, t.type_offset(), 4, FieldKind::kGgmlType);
+    AddField(L, t.relative_offset_field(), 8, FieldKind::kTensorOffset);
+    L.tensor_offset_fields.push_back(t.relative_offset_field());
+    L.tensors.push_back(Record{t.offset, t.relative_offset_field() + 8});
+    L.infos_end = t.relative_offset_field() + 8;
   }
   L.data_offset = (L.infos_end + L.alignment - 1) / L.alignment * L.alignment;
   L.complete = L.parsed && !nested && L.all_fields.size() < kMaxAllFields;

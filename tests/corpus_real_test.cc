@@ -201,7 +201,7 @@ TEST(CorpusRealTest, BigEndianConversionsMatchTheirOriginals) {
     ASSERT_EQ(b.tensors.size(), l.tensors.size());
     for (size_t i = 0; i < l.tensors.size(); ++i) {
       EXPECT_EQ(b.tensors[i].name, l.tensors[i].name);
-      EXPECT_EQ(b.tensors[i].dims, l.tensors[i].dims);
+      EXPECT_EQ(b.tensors[i].dims(), l.tensors[i].dims());
       EXPECT_EQ(b.tensors[i].ggml_type, l.tensors[i].ggml_type);
       EXPECT_EQ(b.tensors[i].absolute_offset, l.tensors[i].absolute_offset);
       EXPECT_EQ(b.tensors[i].byte_size, l.tensors[i].byte_size);

@@ -143,16 +143,16 @@ TEST(ParserVersionTest, V1IsParsedCompletely) {
   EXPECT_EQ(h.kvs[4].value().AsUnsigned(), 1u);
   EXPECT_EQ(h.tensors[0].name, "token_embd.weight");
   EXPECT_EQ(h.tensors[0].n_dims, 2u);
-  EXPECT_EQ(h.tensors[0].dims[0], 4u);
-  EXPECT_EQ(h.tensors[0].dims[1], 3u);
+  EXPECT_EQ(h.tensors[0].dims()[0], 4u);
+  EXPECT_EQ(h.tensors[0].dims()[1], 3u);
   EXPECT_EQ(h.tensors[0].ggml_type, kF16);
   EXPECT_EQ(h.tensors[1].ggml_type, kQ4_0);
   for (size_t i = 0; i < 2; ++i) {
     const testing::TensorFields t = TensorAt(f, i, h.tensors[i].name.size(), 4);
     EXPECT_EQ(h.tensors[i].offset, t.start);
-    EXPECT_EQ(h.tensors[i].name_offset, t.name);
-    EXPECT_EQ(h.tensors[i].type_offset, t.type);
-    EXPECT_EQ(h.tensors[i].relative_offset_field, t.offset_field);
+    EXPECT_EQ(h.tensors[i].name_offset(), t.name);
+    EXPECT_EQ(h.tensors[i].type_offset(), t.type);
+    EXPECT_EQ(h.tensors[i].relative_offset_field(), t.offset_field);
     EXPECT_EQ(h.tensors[i].byte_size, f.tensor_sizes[i]);
     EXPECT_EQ(h.tensors[i].absolute_offset, f.tensor_data_offsets[i]);
   }
@@ -255,9 +255,9 @@ TEST(ParserBigEndianTest, ParsesLikeItsLittleEndianTwin) {
       SCOPED_TRACE(std::string(l.tensors[i].name));
       EXPECT_EQ(b.tensors[i].name, l.tensors[i].name);
       EXPECT_EQ(b.tensors[i].n_dims, l.tensors[i].n_dims);
-      EXPECT_EQ(b.tensors[i].dims, l.tensors[i].dims);
+      EXPECT_EQ(b.tensors[i].dims(), l.tensors[i].dims());
       EXPECT_EQ(b.tensors[i].ggml_type, l.tensors[i].ggml_type);
-      EXPECT_EQ(b.tensors[i].relative_offset, l.tensors[i].relative_offset);
+      EXPECT_EQ(b.tensors[i].relative_offset(), l.tensors[i].relative_offset());
       EXPECT_EQ(b.tensors[i].byte_size, l.tensors[i].byte_size);
       EXPECT_EQ(b.tensors[i].absolute_offset, l.tensors[i].absolute_offset);
     }
@@ -293,10 +293,10 @@ TEST(ParserHeaderViewTest, OffsetsAreTheWritersOffsets) {
   for (size_t i = 0; i < 2; ++i) {
     const testing::TensorFields t = TensorAt(f, i, i + 1);
     EXPECT_EQ(h.tensors[i].offset, t.start);
-    EXPECT_EQ(h.tensors[i].name_offset, t.name);
-    EXPECT_EQ(h.tensors[i].type_offset, t.type);
-    EXPECT_EQ(h.tensors[i].relative_offset_field, t.offset_field);
-    EXPECT_EQ(h.tensors[i].relative_offset, f.tensor_relative_offsets[i]);
+    EXPECT_EQ(h.tensors[i].name_offset(), t.name);
+    EXPECT_EQ(h.tensors[i].type_offset(), t.type);
+    EXPECT_EQ(h.tensors[i].relative_offset_field(), t.offset_field);
+    EXPECT_EQ(h.tensors[i].relative_offset(), f.tensor_relative_offsets[i]);
   }
   EXPECT_EQ(h.infos_end, f.header_end);
   EXPECT_TRUE(h.data_offset_known);
@@ -485,6 +485,68 @@ TEST(ParserHeaderLimitTest, HardCeilingHoldsWhateverTheLimitsSay) {
       EXPECT_EQ(r.header.kvs[0].key(), "a.b");
       EXPECT_EQ(r.header.kvs[0].value().offset, kValueAt);
       EXPECT_EQ(r.header.kvs[0].value().bytes.size(), end - kValueAt);
+      EXPECT_TRUE(findings.empty());
+    } else {
+      EXPECT_EQ(r.status, ParseStatus::kFailed);
+      ASSERT_EQ(findings.size(), 1u);
+      EXPECT_EQ(findings[0].rule, RuleId::kHeaderSizeLimit);
+      EXPECT_EQ(findings[0].message, "header of at least 4294967296 bytes exceeds the limit of 4294967295");
+    }
+    munmap(map, end);
+  }
+}
+
+// The same ceiling for tensor infos (TensorInfo keeps a 32-bit offset and
+// reads its dimensions and data offset back from the buffer): one info
+// whose name fills the sparse file up to its last 24 bytes.
+TEST(ParserHeaderLimitTest, HardCeilingHoldsForTensorInfos) {
+  ParseOptions options;
+  options.limits.max_header_bytes = UINT64_MAX;
+  options.limits.max_string_length = UINT64_MAX;
+  constexpr uint64_t kNameAt = 24 + 8;
+  constexpr uint64_t kAfterName = 4 + 8 + 4 + 8;  // n_dims, one dimension, type, data offset
+  for (const uint64_t end : {KeyValue::kMaxHeaderPosition, KeyValue::kMaxHeaderPosition + 1}) {
+    std::vector<uint8_t> head, tail;
+    auto put = [](std::vector<uint8_t>& out, uint64_t v, int n) {
+      for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
+    head.insert(head.end(), {'G', 'G', 'U', 'F'});
+    put(head, 3, 4);
+    put(head, 1, 8);  // tensors
+    put(head, 0, 8);  // KVs
+    const uint64_t name_size = end - kNameAt - kAfterName;
+    put(head, name_size, 8);
+    put(tail, 1, 4);          // n_dims
+    put(tail, 7, 8);          // ne[0]
+    put(tail, 0, 4);          // F32
+    put(tail, 0x40, 8);       // data offset
+    ASSERT_EQ(tail.size(), kAfterName);
+    char path[] = "/tmp/ggufguard-ceiling-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    unlink(path);
+    ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    ASSERT_EQ(pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(end - kAfterName)),
+              static_cast<ssize_t>(tail.size()));
+    void* map = mmap(nullptr, end, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ASSERT_NE(map, MAP_FAILED);
+    const Policy policy = testing::StructuralPolicy();
+    FindingSink sink(policy);
+    const ParseResult r = ParseHeader({static_cast<const uint8_t*>(map), end}, options, sink);
+    const std::vector<Finding> findings = sink.TakeSorted();
+    if (end <= KeyValue::kMaxHeaderPosition) {
+      EXPECT_EQ(r.status, ParseStatus::kOk);
+      ASSERT_EQ(r.header.tensors.size(), 1u);
+      const TensorInfo& t = r.header.tensors[0];
+      EXPECT_EQ(t.offset, 24u);
+      EXPECT_EQ(t.name.size(), name_size);
+      EXPECT_EQ(t.n_dims, 1u);
+      EXPECT_EQ(t.dims(), (std::array<uint64_t, kMaxDims>{7, 1, 1, 1}));
+      EXPECT_EQ(t.type_offset(), end - 12);
+      EXPECT_EQ(t.relative_offset_field(), end - 8);
+      EXPECT_EQ(t.relative_offset(), 0x40u);
+      EXPECT_EQ(r.header.infos_end, end);
       EXPECT_TRUE(findings.empty());
     } else {
       EXPECT_EQ(r.status, ParseStatus::kFailed);

@@ -940,7 +940,8 @@ TEST(DataLayoutTest, ValidFileFillsInSizesAndAbsoluteOffsets) {
     EXPECT_EQ(t.absolute_offset, f.tensor_data_offsets[i]) << i;
     EXPECT_EQ(t.absolute_offset % 64, 0u);
   }
-  EXPECT_EQ(r.header.tensors[1].element_count, 192u);
+  const std::array<uint64_t, kMaxDims> dims = r.header.tensors[1].dims();  // read back from the buffer
+  EXPECT_EQ(dims[0] * dims[1] * dims[2] * dims[3], 192u);
 }
 
 TEST(DataLayoutTest, MisalignedDataWithAlignment64) {

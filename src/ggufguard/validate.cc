@@ -115,15 +115,17 @@ class PrefixReader {
     const uint64_t max_header = policy.limits.max_header_bytes;
     uint64_t want = std::max<uint64_t>(options.first_prefix, 1);
     for (;;) {
+      // The last prefix's parse is dropped first: its view (a record per
+      // tensor info and KV) points into the buffer that Ensure may replace,
+      // and must not be alive beside the old buffer, the new one and the
+      // new parse.
+      *parsed = ParseResult{};
       absl::Status read = Ensure(want);
       if (!read.ok()) return read;
       sink->emplace(policy);
       // A stream that is a prefix of a larger file (file_size_) is never
       // the whole file: running out of it is not the file's truncation.
       const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
-      // The last prefix's parse is dropped first: its view (up to 144 bytes a
-      // tensor info, 32 a KV) must not be alive beside the new one.
-      *parsed = ParseResult{};
       *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete}, **sink);
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;

@@ -562,7 +562,8 @@ ggufguard_status ggufguard_tensor_at(const ggufguard_report* report, size_t inde
     out->name_length = report->tensor_names[index].size();
     out->ggml_type = t.ggml_type;
     out->n_dims = t.n_dims;
-    for (size_t d = 0; d < 4; ++d) out->ne[d] = t.dims[d];
+    const std::array<uint64_t, ggufguard::kMaxDims> dims = t.dims();
+    for (size_t d = 0; d < 4; ++d) out->ne[d] = dims[d];
     out->offset = t.absolute_offset;
     out->size = t.byte_size;
     return GGUFGUARD_OK;

@@ -28,7 +28,7 @@ DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy) {
   for (size_t i = 0; i < header.tensors.size(); ++i) {
     const TensorInfo& t = header.tensors[i];
     uint64_t begin = 0, end = 0;
-    if (!t.size_known || !CheckedAdd(header.data_offset, t.relative_offset, &begin) ||
+    if (!t.size_known || !CheckedAdd(header.data_offset, t.relative_offset(), &begin) ||
         !CheckedAdd(begin, t.byte_size, &end)) {
       continue;  // the header rules have said why; a sound header has none of these
     }
@@ -287,7 +287,7 @@ void ReportDeep(const GgufHeader& header, const DeepPlan& plan, const std::vecto
   for (uint32_t tensor : plan.refused_type) {
     const TensorInfo& t = header.tensors[tensor];
     summary->unchecked_bytes += t.byte_size;
-    sink.Add(RuleId::kTensorDataUncheckable, t.type_offset,
+    sink.Add(RuleId::kTensorDataUncheckable, t.type_offset(),
              absl::StrCat("tensor '", EscapeForDisplay(t.name), "' is ", Sv(type_name(tensor)),
                           ", a type ggml_validate_row_data refuses: llama.cpp with --check-tensors does not load it, "
                           "and its data was not checked"));

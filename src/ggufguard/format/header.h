@@ -157,24 +157,49 @@ inline Value KeyValue::value() const {
   return v;
 }
 
+// One tensor info, kept compact (48 bytes, was 144) for the same reason as
+// KeyValue: a header may hold a million of them (docs/performance.md,
+// "Hostile headers"). The parser stores what it read; the positions of the
+// record's fields, its dimensions and its data offset are derived from
+// them and read from the bytes `name` points into, which the parser proved
+// to be there. The record: name (length, bytes), n_dims (u32), n_dims
+// dimensions (u64; u32 in v1), ggml type (u32), data offset (u64).
 struct TensorInfo {
-  std::string_view name;
-  uint64_t offset = 0;       // file offset of the info record (its name length)
-  uint64_t name_offset = 0;  // file offset of the name's first byte
-  uint32_t n_dims = 0;
-  std::array<uint64_t, kMaxDims> dims = {1, 1, 1, 1};  // raw; unused dims are 1
-  uint32_t ggml_type = 0;
-  uint64_t type_offset = 0;
-  uint64_t relative_offset = 0;  // as written: relative to the data section
-  uint64_t relative_offset_field = 0;  // file offset of that field
+  std::string_view name;  // points into the parsed buffer
   // Computed by the tensor rules with checked arithmetic; valid only when
   // `size_known` (known type, no overflow, row a multiple of the block).
-  bool size_known = false;
-  uint64_t element_count = 0;
   uint64_t byte_size = 0;
+  uint64_t absolute_offset = 0;  // data_offset + relative_offset(), when absolute_known
+  uint32_t offset = 0;           // file offset of the info record (its name length)
+  uint32_t ggml_type = 0;
+  uint32_t n_dims = 0;  // at most kMaxDims: the parser stops at a larger one
+  uint8_t length_size = 8;  // width of the name's length and of each dimension: 4 in v1
+  ByteOrder order = ByteOrder::kLittle;
+  bool size_known = false;
   bool absolute_known = false;
-  uint64_t absolute_offset = 0;  // data_offset + relative_offset
+
+  uint64_t name_offset() const { return uint64_t{offset} + length_size; }  // the name's first byte
+  uint64_t n_dims_offset() const { return name_offset() + name.size(); }
+  uint64_t type_offset() const { return n_dims_offset() + 4 + uint64_t{length_size} * n_dims; }
+  uint64_t relative_offset_field() const { return type_offset() + 4; }  // the data offset's field
+  // Raw dimensions as written; unused ones are 1.
+  std::array<uint64_t, kMaxDims> dims() const {
+    std::array<uint64_t, kMaxDims> out = {1, 1, 1, 1};
+    const uint8_t* p = DimsField();
+    for (uint32_t d = 0; d < n_dims && d < kMaxDims; ++d, p += length_size) {
+      out[d] = length_size == 8 ? LoadUnsigned<uint64_t>(p, order) : LoadUnsigned<uint32_t>(p, order);
+    }
+    return out;
+  }
+  // The data offset as written: relative to the data section.
+  uint64_t relative_offset() const {
+    return LoadUnsigned<uint64_t>(DimsField() + uint64_t{length_size} * n_dims + 4, order);
+  }
+
+ private:
+  const uint8_t* DimsField() const { return reinterpret_cast<const uint8_t*>(name.data()) + name.size() + 4; }
 };
+static_assert(sizeof(TensorInfo) <= 48, "TensorInfo is kept compact: see above");
 
 struct GgufHeader {
   ByteOrder byte_order = ByteOrder::kLittle;

@@ -346,24 +346,35 @@ class Parser {
   bool ParseTensorInfos() {
     for (uint64_t i = 0; i < header().tensor_count; ++i) {
       TensorInfo t;
-      if (!ReadString(&t.name, &t.offset, "a tensor name")) return false;
-      t.name_offset = t.offset + length_size_;
+      uint64_t info_at = 0;
+      if (!ReadString(&t.name, &info_at, "a tensor name")) return false;
+      t.offset = static_cast<uint32_t>(info_at);  // checked against the header limit below
+      t.length_size = static_cast<uint8_t>(length_size_);
+      t.order = r_.order();
       uint64_t n_dims_at = r_.position();
-      if (!ReadU32(&t.n_dims, "n_dims")) return false;
-      if (t.n_dims > kMaxDims) {
+      uint32_t n_dims = 0;
+      if (!ReadU32(&n_dims, "n_dims")) return false;
+      if (n_dims > kMaxDims) {
         // The record's length depends on n_dims: nothing after it can be
         // trusted, so parsing stops here.
         return Fail(RuleId::kTooManyDims, n_dims_at,
-                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has n_dims ", t.n_dims,
+                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has n_dims ", n_dims,
                                  "; ggml allows at most ", kMaxDims));
       }
-      for (uint32_t d = 0; d < t.n_dims; ++d) {
-        if (!ReadLength(&t.dims[d], "a tensor dimension")) return false;
+      t.n_dims = n_dims;
+      for (uint32_t d = 0; d < n_dims; ++d) {
+        uint64_t dim = 0;  // read again from the buffer by TensorInfo::dims()
+        if (!ReadLength(&dim, "a tensor dimension")) return false;
       }
-      t.type_offset = r_.position();
       if (!ReadU32(&t.ggml_type, "a tensor type")) return false;
-      t.relative_offset_field = r_.position();
-      if (!ReadU64(&t.relative_offset, "a tensor data offset")) return false;
+      uint64_t relative_offset = 0;  // TensorInfo::relative_offset() reads it back
+      if (!ReadU64(&relative_offset, "a tensor data offset")) return false;
+      // TensorInfo holds a 32-bit offset, as KeyValue does: no info may end
+      // past the header limit.
+      if (r_.position() > header_limit_) {
+        return Fail(RuleId::kHeaderSizeLimit, 0,
+                    absl::StrCat("header of at least ", r_.position(), " bytes exceeds the limit of ", header_limit_));
+      }
       header().tensors.push_back(t);
     }
     return true;
@@ -387,6 +398,7 @@ class Parser {
   uint32_t length_size_ = 8;
   // The policy's header limit, and never past what KeyValue can address.
   static_assert(kHardMaxHeaderBytes <= KeyValue::kMaxHeaderPosition);
+  static_assert(kHardMaxHeaderBytes <= UINT32_MAX, "TensorInfo::offset is 32 bits");
   const uint64_t header_limit_ = std::min(options_.limits.max_header_bytes, kHardMaxHeaderBytes);
 };
 

@@ -351,10 +351,11 @@ std::string RenderInspect(std::string_view label, const Report& r) {
     const TensorInfo& t = h.tensors[i];
     const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
     std::string shape;
-    for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&shape, d ? ", " : "", t.dims[d]);
+    const std::array<uint64_t, kMaxDims> dims = t.dims();
+    for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&shape, d ? ", " : "", dims[d]);
     std::string type_name = type ? std::string(type->name) : absl::StrCat("type#", t.ggml_type);
     absl::StrAppendFormat(&out, "  %5d %-8s [%s] offset %d size %s  %s\n", i, type_name, shape,
-                          t.absolute_known ? t.absolute_offset : t.relative_offset,
+                          t.absolute_known ? t.absolute_offset : t.relative_offset(),
                           t.size_known ? absl::StrCat(t.byte_size) : std::string("?"), EscapeForDisplay(t.name, 80));
   }
   if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");

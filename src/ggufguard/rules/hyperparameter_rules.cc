@@ -347,7 +347,8 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
 
 std::string Shape(const TensorInfo& t) {
   std::string s = "[";
-  for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&s, d ? ", " : "", t.dims[d]);
+  const std::array<uint64_t, kMaxDims> dims = t.dims();
+  for (uint32_t d = 0; d < t.n_dims; ++d) absl::StrAppend(&s, d ? ", " : "", dims[d]);
   return s + "]";
 }
 
@@ -364,15 +365,16 @@ void CheckEmbeddingShapes(RuleContext& ctx, const KeyIndex& keys) {
       continue;
     }
     // Unused dims are 1, so a 1-D tensor fails the vocabulary test.
-    bool rows_ok = n_vocab == 0 || t.dims[1] == n_vocab;
-    bool cols_ok = n_embd == 0 || t.dims[0] == n_embd;
-    bool rank_ok = t.dims[2] == 1 && t.dims[3] == 1;
+    const std::array<uint64_t, kMaxDims> dims = t.dims();
+    bool rows_ok = n_vocab == 0 || dims[1] == n_vocab;
+    bool cols_ok = n_embd == 0 || dims[0] == n_embd;
+    bool rank_ok = dims[2] == 1 && dims[3] == 1;
     if (rows_ok && cols_ok && rank_ok) continue;
     ctx.sink.Add(RuleId::kEmbeddingShape, t.offset,
                  absl::StrCat("tensor '", EscapeForDisplay(t.name), "' is ", Shape(t), ", expected [",
                               n_embd ? absl::StrCat(n_embd) : "n_embd", ", ",
                               n_vocab ? absl::StrCat(n_vocab) : "n_vocab", "] (embedding_length, vocabulary size)",
-                              !rows_ok && t.dims[1] < n_vocab ? ": token ids past its rows read out of bounds" : ""));
+                              !rows_ok && dims[1] < n_vocab ? ": token ids past its rows read out of bounds" : ""));
   }
 }
 
@@ -399,7 +401,7 @@ void CheckQuantizationVersion(RuleContext& ctx, const KeyIndex& keys) {
   if (quantized == nullptr) return;
   const KeyValue* kv = keys.Find("general.quantization_version");
   if (kv == nullptr) {
-    ctx.sink.Add(RuleId::kQuantizationVersion, quantized->type_offset,
+    ctx.sink.Add(RuleId::kQuantizationVersion, quantized->type_offset(),
                  absl::StrCat("tensor '", EscapeForDisplay(quantized->name), "' is ", TensorTypeName(*quantized),
                               " but general.quantization_version is missing; the spec requires it with quantized "
                               "tensors (GGML_QNT_VERSION ", kQuantVersion, ")"));

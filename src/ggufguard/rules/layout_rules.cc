@@ -15,10 +15,13 @@
 namespace ggufguard {
 namespace {
 
+// A tensor whose bytes lie inside the file: where they start, and which
+// tensor it is (its size gives the end). 16 bytes, as a million tensors may
+// be placed; a tensor index fits 32 bits since every info takes bytes of a
+// header below 4 GiB.
 struct Placed {
-  size_t index;
   uint64_t begin;
-  uint64_t end;
+  uint32_t index;
 };
 
 // Records a finding when [begin, end) holds a non-zero byte. Both ends lie
@@ -49,7 +52,7 @@ std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& h) {
   out.push_back(h.data_offset);
   for (const TensorInfo& t : h.tensors) {
     uint64_t begin = 0, end = 0, aligned = 0;
-    if (!CheckedAdd(h.data_offset, t.relative_offset, &begin)) continue;
+    if (!CheckedAdd(h.data_offset, t.relative_offset(), &begin)) continue;
     out.push_back(begin);
     if (!t.size_known || !CheckedAdd(begin, t.byte_size, &end)) continue;
     out.push_back(end);
@@ -64,7 +67,7 @@ std::optional<uint64_t> DataSectionEnd(const GgufHeader& h) {
   uint64_t end = h.data_offset;
   for (const TensorInfo& t : h.tensors) {
     uint64_t begin = 0, tensor_end = 0;
-    if (!t.size_known || !CheckedAdd(h.data_offset, t.relative_offset, &begin) ||
+    if (!t.size_known || !CheckedAdd(h.data_offset, t.relative_offset(), &begin) ||
         !CheckedAdd(begin, t.byte_size, &tensor_end)) {
       return std::nullopt;
     }
@@ -107,41 +110,51 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
   bool all_placed = true;
   for (size_t i = 0; i < h.tensors.size(); ++i) {
     TensorInfo& t = h.tensors[i];
+    const uint64_t relative = t.relative_offset();
     // Names are escaped only for a message: most tensors have none.
-    if (t.relative_offset % align != 0) {
-      ctx.sink.Add(RuleId::kTensorMisaligned, t.relative_offset_field,
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' offset ", t.relative_offset, " is not a multiple of the alignment ",
+    if (relative % align != 0) {
+      ctx.sink.Add(RuleId::kTensorMisaligned, t.relative_offset_field(),
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' offset ", relative, " is not a multiple of the alignment ",
                                 align));
     }
     uint64_t begin = 0, end = 0;
-    t.absolute_known = CheckedAdd(h.data_offset, t.relative_offset, &begin);
+    t.absolute_known = CheckedAdd(h.data_offset, relative, &begin);
     if (t.absolute_known) t.absolute_offset = begin;
     if (!t.size_known) {
       all_placed = false;
       continue;
     }
     if (!t.absolute_known || !CheckedAdd(begin, t.byte_size, &end) || end > file_size) {
-      ctx.sink.Add(RuleId::kTensorOutOfBounds, t.relative_offset_field,
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at relative offset ", t.relative_offset, " (", t.byte_size,
+      ctx.sink.Add(RuleId::kTensorOutOfBounds, t.relative_offset_field(),
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at relative offset ", relative, " (", t.byte_size,
                                 " bytes) extends past the end of the file at ", file_size));
       all_placed = false;
       continue;
     }
-    placed.push_back(Placed{i, begin, end});
+    placed.push_back(Placed{begin, static_cast<uint32_t>(i)});
   }
+  auto end_of = [&](const Placed& p) { return p.begin + h.tensors[p.index].byte_size; };  // checked above
 
   // Order: tensor data should follow the infos' order. Report each tensor
   // that starts before its predecessor in file order.
+  bool in_order = true;
   for (size_t k = 1; k < placed.size(); ++k) {
     if (placed[k].begin < placed[k - 1].begin) {
+      in_order = false;
       const TensorInfo& t = h.tensors[placed[k].index];
-      ctx.sink.Add(RuleId::kTensorOutOfOrder, t.relative_offset_field,
+      ctx.sink.Add(RuleId::kTensorOutOfOrder, t.relative_offset_field(),
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at ", placed[k].begin,
                                 " comes before that of the tensor listed before it (", placed[k - 1].begin, ")"));
     }
   }
 
-  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
+  // By start, ties in file order (as a stable sort would leave them, without
+  // its buffer); files that real writers make are in order already.
+  if (!in_order) {
+    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
+    });
+  }
   uint64_t expected = h.data_offset;  // where the next tensor should start
   uint64_t covered_end = h.data_offset;  // the furthest byte any tensor reaches
   for (size_t k = 0; k < placed.size(); ++k) {
@@ -149,10 +162,10 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
     const TensorInfo& t = h.tensors[p.index];
     if (p.begin < covered_end) {
       const TensorInfo& prev = h.tensors[placed[k - 1].index];
-      ctx.sink.Add(RuleId::kTensorOverlap, t.relative_offset_field,
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' [", p.begin, ", ", p.end,
+      ctx.sink.Add(RuleId::kTensorOverlap, t.relative_offset_field(),
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' [", p.begin, ", ", end_of(p),
                                 ") overlaps tensor '", EscapeForDisplay(prev.name), "' [", placed[k - 1].begin, ", ",
-                                placed[k - 1].end, ")"));
+                                end_of(placed[k - 1]), ")"));
     } else {
       // Padding after the previous tensor, then any gap beyond it.
       s = CheckPadding(covered_end, std::min(expected, p.begin), "inter-tensor padding", ctx);
@@ -163,7 +176,7 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
                                   "' at ", p.begin, " (hidden data?)"));
       }
     }
-    covered_end = std::max(covered_end, p.end);
+    covered_end = std::max(covered_end, end_of(p));
     if (!CheckedAlignUp(covered_end, align, &expected)) expected = covered_end;
   }
 

@@ -37,9 +37,9 @@ void CheckTensorDataAlignment(RuleContext& ctx) {
   RuleReporter report(ctx, RuleId::kTensorDataAlignment);
   for (const TensorInfo& t : h.tensors) {
     uint64_t begin = 0;
-    if (t.relative_offset % h.alignment != 0 || !CheckedAdd(h.data_offset, t.relative_offset, &begin)) continue;
+    if (t.relative_offset() % h.alignment != 0 || !CheckedAdd(h.data_offset, t.relative_offset(), &begin)) continue;
     if (begin % kTensorAlignment == 0) continue;
-    report.Add(t.relative_offset_field, [&] {
+    report.Add(t.relative_offset_field(), [&] {
       return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data starts at file offset ", begin,
                           ", not a multiple of 32 (general.alignment is ", h.alignment,
                           "): llama.cpp maps tensor data in place and aborts (GGML_ASSERT in "
@@ -280,14 +280,14 @@ void CheckUncomputableTensorTypes(RuleContext& ctx, const KeyIndex& keys) {
     if (!IsModelTensorName(t.name)) continue;
     const std::string_view no_kernel = NoCpuKernel(t.ggml_type);
     if (!no_kernel.empty()) {
-      report.Add(t.type_offset, [&] {
+      report.Add(t.type_offset(), [&] {
         return absl::StrCat("tensor '", EscapeForDisplay(t.name, 64), "' is ", Sv(type->name), ", ", Sv(no_kernel),
                             ": llama.cpp loads the model and its CPU backend dies computing with it (SIGSEGV in a "
                             "matrix multiplication, GGML_ABORT or GGML_ASSERT elsewhere) when a token is decoded or a "
                             "context created");
       });
     } else if (t.n_dims == 1 && t.ggml_type != kF32) {
-      report.Add(t.type_offset, [&] {
+      report.Add(t.type_offset(), [&] {
         return absl::StrCat("tensor '", EscapeForDisplay(t.name, 64), "' is a 1-D ", Sv(type->name),
                             " weight (a norm, bias, scale or rope factor): llama.cpp's CPU kernels multiply or add "
                             "such weights in f32 only and abort (GGML_ABORT(\"binary_op: unsupported types\") when a "

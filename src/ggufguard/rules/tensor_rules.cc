@@ -61,14 +61,14 @@ void CheckTensorName(const TensorInfo& t, RuleContext& ctx) {
   }
   size_t bad = FindInvalidUtf8(t.name);
   if (bad != kValidUtf8) {
-    ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset + bad,
+    ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset() + bad,
                  absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' is not valid UTF-8 at byte ", bad));
     return;
   }
   for (size_t i = 0; i < t.name.size(); ++i) {
     auto c = static_cast<uint8_t>(t.name[i]);
     if (c < 0x20 || c == 0x7F) {
-      ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset + i,
+      ctx.sink.Add(RuleId::kTensorNameEncoding, t.name_offset() + i,
                    absl::StrCat("tensor name '", EscapeForDisplay(t.name), "' has control byte 0x",
                                 absl::Hex(c, absl::kZeroPad2), " at ", i,
                                 c == 0 ? " (ggml truncates the name there)" : ""));
@@ -77,14 +77,15 @@ void CheckTensorName(const TensorInfo& t, RuleContext& ctx) {
   }
 }
 
-// Element count and byte size, dividing by the block size before multiplying
+// Byte size, dividing by the block size before multiplying
 // (ggml's ggml_nbytes multiplies first and can wrap, #27200).
 void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx) {
+  const std::array<uint64_t, kMaxDims> dims = t.dims();
   for (uint32_t d = 0; d < t.n_dims; ++d) {
-    if (static_cast<int64_t>(t.dims[d]) < 0) {
+    if (static_cast<int64_t>(dims[d]) < 0) {
       ctx.sink.Add(RuleId::kNegativeDim, t.offset,
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", d, " is ",
-                                static_cast<int64_t>(t.dims[d]), " read as int64"));
+                                static_cast<int64_t>(dims[d]), " read as int64"));
       return;
     }
   }
@@ -94,7 +95,7 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
   // strides other readers compute as (ne - 1) * nb, wrapping. No writer
   // stores one.
   for (uint32_t d = 0; d < t.n_dims; ++d) {
-    if (t.dims[d] == 0) {
+    if (dims[d] == 0) {
       ctx.sink.Add(RuleId::kZeroDim, t.offset,
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", d,
                                 " is 0: ggml's loader divides INT64_MAX by ne[1..3] (SIGFPE), and a zero-sized ",
@@ -102,35 +103,34 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
       break;
     }
   }
-  if (t.dims[0] % type.block_size != 0) {
+  if (dims[0] % type.block_size != 0) {
     ctx.sink.Add(RuleId::kRowNotBlockMultiple, t.offset,
-                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ne[0] = ", t.dims[0],
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ne[0] = ", dims[0],
                               ", not a multiple of the ", Sv(type.name), " block size ", type.block_size));
     return;
   }
   uint64_t elements = 1;
-  uint64_t bytes = (t.dims[0] / type.block_size);
+  uint64_t bytes = (dims[0] / type.block_size);
   bool ok = CheckedMul(bytes, type.type_size, &bytes);
   // With a zero dimension the size is 0 and cannot overflow, but ggml's
   // strides (nb[i] = nb[i-1] * ne[i-1]) still multiply the other ones: they
   // must fit too.
-  uint64_t strides = std::max<uint64_t>(t.dims[0] / type.block_size, 1);
+  uint64_t strides = std::max<uint64_t>(dims[0] / type.block_size, 1);
   ok = ok && CheckedMul(strides, type.type_size, &strides);
   for (uint32_t d = 0; d < kMaxDims && ok; ++d) {
-    ok = CheckedMul(elements, t.dims[d], &elements);
-    if (d > 0 && ok) ok = CheckedMul(bytes, t.dims[d], &bytes);
-    if (d > 0 && ok) ok = CheckedMul(strides, std::max<uint64_t>(t.dims[d], 1), &strides);
+    ok = CheckedMul(elements, dims[d], &elements);
+    if (d > 0 && ok) ok = CheckedMul(bytes, dims[d], &bytes);
+    if (d > 0 && ok) ok = CheckedMul(strides, std::max<uint64_t>(dims[d], 1), &strides);
   }
   // ggml stores ne as int64 and the count as int64: both must fit.
   if (!ok || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       strides > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     ctx.sink.Add(RuleId::kTensorSizeOverflow, t.offset,
-                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' shape [", t.dims[0], ", ", t.dims[1], ", ",
-                              t.dims[2], ", ", t.dims[3], "] of ", Sv(type.name), " overflows 63 bits"));
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' shape [", dims[0], ", ", dims[1], ", ",
+                              dims[2], ", ", dims[3], "] of ", Sv(type.name), " overflows 63 bits"));
     return;
   }
-  t.element_count = elements;
   t.byte_size = bytes;
   t.size_known = true;
 }
@@ -157,19 +157,19 @@ void CheckTensorInfos(RuleContext& ctx) {
     }
     const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
     if (type == nullptr) {
-      ctx.sink.Add(RuleId::kUnknownGgmlType, t.type_offset,
+      ctx.sink.Add(RuleId::kUnknownGgmlType, t.type_offset(),
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type,
                                 ", unknown to ", Sv(kGgmlTypeTableVersion)));
       continue;
     }
     if (type->status == GgmlTypeStatus::kRemoved) {
-      ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset,
+      ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset(),
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has removed ggml type ", t.ggml_type, " (",
                                 Sv(type->name), ", block size 0)"));
       continue;
     }
     if (type->status == GgmlTypeStatus::kIntermediate) {
-      ctx.sink.Add(RuleId::kIntermediateGgmlType, t.type_offset,
+      ctx.sink.Add(RuleId::kIntermediateGgmlType, t.type_offset(),
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has compute-only ggml type ", Sv(type->name)));
     }
     ComputeTensorSize(t, *type, ctx);
