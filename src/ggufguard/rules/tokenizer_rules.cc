@@ -299,12 +299,17 @@ inline bool TokenHash(std::string_view s, const char* limit, uint64_t* hash) {
 }
 
 // Records 64-bit hashes and says whether two may be equal: an
-// open-addressing table of twice as many slots as hashes, probed linearly.
-// Each slot keeps 32 bits of the hash (its low half, with the lowest bit
-// set: 0 marks an empty slot); the top bits chose the slot, so two hashes
-// are taken as equal only when they share a probe run and 31 bits. For the
-// SmolLM2-like vocabulary (49,152 tokens) that is a 512 KiB table, half
-// what 64-bit slots took, and fewer pages to fault in per validation. It
+// open-addressing table of at least four times as many slots as hashes,
+// probed linearly. Each slot keeps 32 bits of the hash (its low half, with
+// the lowest bit set: 0 marks an empty slot); the top bits chose the slot,
+// so two hashes are taken as equal only when they share a probe run and 31
+// bits. For the SmolLM2-like vocabulary (49,152 tokens) that is a 1 MiB
+// table. At twice as many slots (512 KiB) a third of the inserts found
+// their slot taken, and the table's probes were about half of the ~8 ns a
+// token cost; at a load of 1/4 or less the tokenizer rules take 449 us
+// instead of 494 on that header (rules/tokenizer in bench/validate_bench),
+// and a fresh process still clears one 2 MiB huge page for the table
+// (base/page_buffer.h). It
 // replaced an absl::flat_hash_set of the hashes, with which full validation
 // of that header took 2.0 ms instead of 1.57 ms (docs/performance.md,
 // "Since then"). A probe longer than kMaxProbe answers "maybe", so hashes
@@ -319,7 +324,7 @@ class HashClashes {
   // so that `scan` and a library validating file after file fault it in
   // once and then only clear it.
   explicit HashClashes(uint64_t count) {
-    while ((size_t{1} << bits_) < 2 * count) ++bits_;
+    while ((size_t{1} << bits_) < 4 * count) ++bits_;
     const size_t bytes = (size_t{1} << bits_) * sizeof(uint32_t);
     if (spare_.size() >= bytes) {
       table_buffer_ = std::move(spare_);
@@ -355,7 +360,7 @@ class HashClashes {
  private:
   size_t Home(uint64_t h) const { return static_cast<size_t>(h >> (64 - bits_)); }
 
-  // 4 MiB: the table of a 512K-token vocabulary, 8x SmolLM2's.
+  // 4 MiB: the table of a 256K-token vocabulary (Gemma's), 5x SmolLM2's.
   static constexpr size_t kKeepBytes = size_t{4} << 20;
   static thread_local PageBuffer spare_;
 
@@ -385,7 +390,8 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
     return renamed;
   };
   // The parser proved the array's strings are there, so its count sizes
-  // the table (16-32 bytes per token of at least 8 bytes of file); past the
+  // the table (16-32 bytes per token of at least 8 bytes of file: at most
+  // 64 MiB at the 4M-token limit of the default policy); past the
   // policy's vocabulary limit GG9003 rejects the file and this does not run.
   if (tokens.count > ctx.policy.limits.max_vocab_size) return;
   HashClashes seen(tokens.count);
