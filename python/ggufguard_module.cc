@@ -275,6 +275,11 @@ Report Validate(py::object source, const std::string& policy_text, bool deep, in
   const auto threads = static_cast<uint32_t>(jobs);
   ggufguard_report* raw = nullptr;
   ggufguard_status s;
+  // The bytes a buffer report borrows: `source` itself, or the copy made of
+  // a mutable buffer. Convert() reads them, so they live until it returns
+  // (a copy scoped to its branch was freed before it: found in review,
+  // test_large_buffers_are_kept_alive_while_converted).
+  py::object borrowed = source;
   if (is_path) {
     const std::string path = py::str(py::module_::import("os").attr("fsdecode")(source));
     py::gil_scoped_release unlocked;
@@ -290,18 +295,16 @@ Report Validate(py::object source, const std::string& policy_text, bool deep, in
   } else if (PyObject_CheckBuffer(source.ptr())) {
     // A bytearray or memoryview may change under another thread while the
     // GIL is released: validate a copy, never bytes that move.
-    py::bytes copy(py::module_::import("builtins").attr("bytes")(source));
+    borrowed = py::module_::import("builtins").attr("bytes")(source);
     char* data;
     Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(copy.ptr(), &data, &size) != 0) throw py::error_already_set();
+    if (PyBytes_AsStringAndSize(borrowed.ptr(), &data, &size) != 0) throw py::error_already_set();
     py::gil_scoped_release unlocked;
     s = ValidateBytes(data, static_cast<size_t>(size), policy.get(), deep, threads, file_size, &raw);
   } else {
     throw py::type_error("validate() takes a path (str or os.PathLike) or bytes-like data");
   }
   std::unique_ptr<ggufguard_report, FreeReport> report(raw);
-  // The buffer behind a bytes report is only borrowed: convert while
-  // `source` (or `copy`) is alive, which it is until this returns.
   Check(s);
   return Convert(report.get());
 }

@@ -215,6 +215,21 @@ def test_buffer_kinds_agree():
         assert (b.valid, b.file_size, list(b.metadata)) == (a.valid, a.file_size, list(a.metadata))
 
 
+def test_large_buffers_are_kept_alive_while_converted():
+    # A bytearray or memoryview is validated as a copy: the report is read
+    # from it after validation, so it must live until the report is
+    # converted. 40 MiB is past glibc's largest mmap threshold, so a copy
+    # freed too early is unmapped and reading it faults.
+    payload = b"\0" * (40 << 20)
+    data = gguf([kv("general.architecture", 8, "tinyarch"), kv("general.name", 8, "big")],
+                [("w", [len(payload) // 4], 0, payload)])
+    for source in (bytearray(data), memoryview(data)):
+        report = ggufguard.validate(source)
+        assert report.valid, report.findings
+        assert report.metadata["general.name"] == "big"
+        assert report.tensors[0].shape == (len(payload) // 4,)
+
+
 def test_policies():
     bad_key = gguf([kv("general.architecture", 8, "llama"), kv("Bad-Key", 0, 1)])
     assert ggufguard.validate(bad_key).valid
