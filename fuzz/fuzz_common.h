@@ -166,7 +166,12 @@ inline void CheckReport(const Report& r, absl::Span<const uint8_t> bytes, absl::
   for (const TensorInfo& t : h.tensors) {
     GGUFGUARD_FUZZ_CHECK(StringInside(t.name, view_bytes), "tensor name view outside the buffer");
     GGUFGUARD_FUZZ_CHECK(t.n_dims <= kMaxDims, "n_dims " + std::to_string(t.n_dims));
-    GGUFGUARD_FUZZ_CHECK(t.relative_offset_field() + 8 <= size, "offset field outside the file");
+    // dims() and relative_offset() read through the name's pointer: the
+    // derived positions must be where the name is, inside the buffer.
+    GGUFGUARD_FUZZ_CHECK(t.name_offset() == static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(t.name.data()) -
+                                                                  view_bytes.data()),
+                         "tensor name offset disagrees with its view");
+    GGUFGUARD_FUZZ_CHECK(t.relative_offset_field() + 8 <= view_bytes.size(), "offset field outside the buffer");
   }
   if (r.header_parsed) {
     GGUFGUARD_FUZZ_CHECK(h.kvs.size() == h.kv_count && h.tensors.size() == h.tensor_count, "counts differ from views");

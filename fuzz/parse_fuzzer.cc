@@ -59,6 +59,9 @@ void CheckParsed(const ParseResult& r, absl::Span<const uint8_t> bytes) {
   for (const TensorInfo& t : h.tensors) {
     GGUFGUARD_FUZZ_CHECK(StringInside(t.name, bytes), "tensor name outside input");
     GGUFGUARD_FUZZ_CHECK(t.n_dims <= kMaxDims, "n_dims " + std::to_string(t.n_dims));
+    GGUFGUARD_FUZZ_CHECK(t.name_offset() == static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(t.name.data()) -
+                                                                  bytes.data()),
+                         "tensor name offset disagrees with its view");
     GGUFGUARD_FUZZ_CHECK(t.relative_offset_field() + 8 <= bytes.size(), "offset field past the end");
   }
   if (r.status == ParseStatus::kOk) {

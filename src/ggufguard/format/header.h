@@ -166,10 +166,12 @@ inline Value KeyValue::value() const {
 // dimensions (u64; u32 in v1), ggml type (u32), data offset (u64).
 struct TensorInfo {
   std::string_view name;  // points into the parsed buffer
-  // Computed by the tensor rules with checked arithmetic; valid only when
-  // `size_known` (known type, no overflow, row a multiple of the block).
+  // Computed by the tensor rules with checked arithmetic: the size valid only
+  // when `size_known` (known type, no overflow, row a multiple of the
+  // block), the absolute offset (by the layout rule) only when
+  // `absolute_known`.
   uint64_t byte_size = 0;
-  uint64_t absolute_offset = 0;  // data_offset + relative_offset(), when absolute_known
+  uint64_t absolute_offset = 0;  // data_offset + relative_offset()
   uint32_t offset = 0;           // file offset of the info record (its name length)
   uint32_t ggml_type = 0;
   uint32_t n_dims = 0;  // at most kMaxDims: the parser stops at a larger one

@@ -306,8 +306,9 @@ inline bool TokenHash(std::string_view s, const char* limit, uint64_t* hash) {
 // bits. For the SmolLM2-like vocabulary (49,152 tokens) that is a 1 MiB
 // table. At twice as many slots (512 KiB) a third of the inserts found
 // their slot taken, and the table's probes were about half of the ~8 ns a
-// token cost; at a load of 1/4 or less the tokenizer rules take 449 us
-// instead of 494 on that header (rules/tokenizer in bench/validate_bench),
+// token cost; at a load of 1/4 or less the tokenizer rules take 422-434 us
+// instead of 518-542 on that header (rules/tokenizer in bench/validate_bench,
+// medians of 5, both builds alternating three times),
 // and a fresh process still clears one 2 MiB huge page for the table
 // (base/page_buffer.h). It
 // replaced an absl::flat_hash_set of the hashes, with which full validation
@@ -409,7 +410,7 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
   };
   ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
     if (clash) return;
-    uint64_t h;
+    uint64_t h = 0;
     if (s.empty() || !TokenHash(s, limit, &h)) {  // empty, or cut at a NUL: the text llama.cpp sees
       const std::string_view text = text_of(i, s, renamed);
       (void)TokenHash(text, text.data() + text.size(), &h);  // no NUL left in it
