@@ -442,42 +442,85 @@ TEST(ParserNestingTest, HardCapHoldsWhateverThePolicySays) {
                        {RuleId::kInvalidBool, testing::NestedArrayAt(KvAt(at_cap, 0), kHardMaxNestingDepth + 1)}}));
 }
 
+// A sparse file of `size` bytes, `head` at its start and `tail` at its end,
+// mapped read-only for as long as the object lives: headers near 4 GiB that
+// cost no disk. The parser reads the length fields only.
+class SparseMappedFile {
+ public:
+  SparseMappedFile(const std::vector<uint8_t>& head, const std::vector<uint8_t>& tail, uint64_t size) : size_(size) {
+    char path[] = "/tmp/ggufguard-ceiling-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return;
+    unlink(path);
+    const bool written =
+        write(fd, head.data(), head.size()) == static_cast<ssize_t>(head.size()) &&
+        pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(size - tail.size())) ==
+            static_cast<ssize_t>(tail.size()) &&
+        ftruncate(fd, static_cast<off_t>(size)) == 0;
+    void* map = written ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (map != MAP_FAILED) map_ = static_cast<const uint8_t*>(map);
+  }
+  ~SparseMappedFile() {
+    if (map_ != nullptr) munmap(const_cast<uint8_t*>(map_), size_);
+  }
+  SparseMappedFile(const SparseMappedFile&) = delete;
+  SparseMappedFile& operator=(const SparseMappedFile&) = delete;
+  bool ok() const { return map_ != nullptr; }
+  absl::Span<const uint8_t> bytes() const { return {map_, size_}; }
+
+ private:
+  const uint8_t* map_ = nullptr;
+  uint64_t size_;
+};
+
+void PutLittle(std::vector<uint8_t>& out, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+// The GGUF v3 fixed header: magic, version, tensor count, KV count.
+std::vector<uint8_t> FixedHeader(uint64_t tensors, uint64_t kvs) {
+  std::vector<uint8_t> head = {'G', 'G', 'U', 'F'};
+  PutLittle(head, 3, 4);
+  PutLittle(head, tensors, 8);
+  PutLittle(head, kvs, 8);
+  return head;
+}
+
+// What both ceiling tests expect one byte past KeyValue::kMaxHeaderPosition.
+void ExpectRefusedPastTheCeiling(const ParseResult& r, const std::vector<Finding>& findings) {
+  EXPECT_EQ(r.status, ParseStatus::kFailed);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, RuleId::kHeaderSizeLimit);
+  EXPECT_EQ(findings[0].message, "header of at least 4294967296 bytes exceeds the limit of 4294967295");
+}
+
+ParseOptions UnlimitedHeader() {
+  ParseOptions options;
+  options.limits.max_header_bytes = UINT64_MAX;
+  options.limits.max_string_length = UINT64_MAX;
+  return options;
+}
+
 // The parsed view keeps 32-bit positions (KeyValue), so no header may reach
-// past KeyValue::kMaxHeaderPosition, whatever limits a caller passes. The
-// file is sparse and mapped: the parser reads the length fields only.
+// past KeyValue::kMaxHeaderPosition, whatever limits a caller passes.
 TEST(ParserHeaderLimitTest, HardCeilingHoldsWhateverTheLimitsSay) {
   // One string KV: 24 bytes of file header, 8 + 3 ("a.b") + 4 + 8 before the
   // string's bytes.
   constexpr uint64_t kValueAt = 24 + 8 + 3 + 4 + 8;
-  ParseOptions options;
-  options.limits.max_header_bytes = UINT64_MAX;
-  options.limits.max_string_length = UINT64_MAX;
+  const ParseOptions options = UnlimitedHeader();
   for (const uint64_t end : {KeyValue::kMaxHeaderPosition, KeyValue::kMaxHeaderPosition + 1}) {
-    std::vector<uint8_t> head;
-    auto put = [&](uint64_t v, int n) {
-      for (int i = 0; i < n; ++i) head.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    };
-    head.insert(head.end(), {'G', 'G', 'U', 'F'});
-    put(3, 4);
-    put(0, 8);  // tensors
-    put(1, 8);  // KVs
-    put(3, 8);
+    std::vector<uint8_t> head = FixedHeader(/*tensors=*/0, /*kvs=*/1);
+    PutLittle(head, 3, 8);
     head.insert(head.end(), {'a', '.', 'b'});
-    put(8, 4);  // string
-    put(end - kValueAt, 8);
+    PutLittle(head, 8, 4);  // string
+    PutLittle(head, end - kValueAt, 8);
     ASSERT_EQ(head.size(), kValueAt);
-    char path[] = "/tmp/ggufguard-ceiling-XXXXXX";
-    const int fd = mkstemp(path);
-    ASSERT_GE(fd, 0);
-    unlink(path);
-    ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
-    ASSERT_EQ(ftruncate(fd, static_cast<off_t>(end)), 0);
-    void* map = mmap(nullptr, end, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    ASSERT_NE(map, MAP_FAILED);
+    const SparseMappedFile file(head, {}, end);
+    ASSERT_TRUE(file.ok());
     const Policy policy = testing::StructuralPolicy();
     FindingSink sink(policy);
-    const ParseResult r = ParseHeader({static_cast<const uint8_t*>(map), end}, options, sink);
+    const ParseResult r = ParseHeader(file.bytes(), options, sink);
     const std::vector<Finding> findings = sink.TakeSorted();
     if (end <= KeyValue::kMaxHeaderPosition) {
       EXPECT_EQ(r.status, ParseStatus::kOk);
@@ -487,12 +530,8 @@ TEST(ParserHeaderLimitTest, HardCeilingHoldsWhateverTheLimitsSay) {
       EXPECT_EQ(r.header.kvs[0].value().bytes.size(), end - kValueAt);
       EXPECT_TRUE(findings.empty());
     } else {
-      EXPECT_EQ(r.status, ParseStatus::kFailed);
-      ASSERT_EQ(findings.size(), 1u);
-      EXPECT_EQ(findings[0].rule, RuleId::kHeaderSizeLimit);
-      EXPECT_EQ(findings[0].message, "header of at least 4294967296 bytes exceeds the limit of 4294967295");
+      ExpectRefusedPastTheCeiling(r, findings);
     }
-    munmap(map, end);
   }
 }
 
@@ -500,40 +539,23 @@ TEST(ParserHeaderLimitTest, HardCeilingHoldsWhateverTheLimitsSay) {
 // reads its dimensions and data offset back from the buffer): one info
 // whose name fills the sparse file up to its last 24 bytes.
 TEST(ParserHeaderLimitTest, HardCeilingHoldsForTensorInfos) {
-  ParseOptions options;
-  options.limits.max_header_bytes = UINT64_MAX;
-  options.limits.max_string_length = UINT64_MAX;
+  const ParseOptions options = UnlimitedHeader();
   constexpr uint64_t kNameAt = 24 + 8;
   constexpr uint64_t kAfterName = 4 + 8 + 4 + 8;  // n_dims, one dimension, type, data offset
   for (const uint64_t end : {KeyValue::kMaxHeaderPosition, KeyValue::kMaxHeaderPosition + 1}) {
-    std::vector<uint8_t> head, tail;
-    auto put = [](std::vector<uint8_t>& out, uint64_t v, int n) {
-      for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    };
-    head.insert(head.end(), {'G', 'G', 'U', 'F'});
-    put(head, 3, 4);
-    put(head, 1, 8);  // tensors
-    put(head, 0, 8);  // KVs
+    std::vector<uint8_t> head = FixedHeader(/*tensors=*/1, /*kvs=*/0), tail;
     const uint64_t name_size = end - kNameAt - kAfterName;
-    put(head, name_size, 8);
-    put(tail, 1, 4);          // n_dims
-    put(tail, 7, 8);          // ne[0]
-    put(tail, 0, 4);          // F32
-    put(tail, 0x40, 8);       // data offset
+    PutLittle(head, name_size, 8);
+    PutLittle(tail, 1, 4);     // n_dims
+    PutLittle(tail, 7, 8);     // ne[0]
+    PutLittle(tail, 0, 4);     // F32
+    PutLittle(tail, 0x40, 8);  // data offset
     ASSERT_EQ(tail.size(), kAfterName);
-    char path[] = "/tmp/ggufguard-ceiling-XXXXXX";
-    const int fd = mkstemp(path);
-    ASSERT_GE(fd, 0);
-    unlink(path);
-    ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
-    ASSERT_EQ(pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(end - kAfterName)),
-              static_cast<ssize_t>(tail.size()));
-    void* map = mmap(nullptr, end, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    ASSERT_NE(map, MAP_FAILED);
+    const SparseMappedFile file(head, tail, end);
+    ASSERT_TRUE(file.ok());
     const Policy policy = testing::StructuralPolicy();
     FindingSink sink(policy);
-    const ParseResult r = ParseHeader({static_cast<const uint8_t*>(map), end}, options, sink);
+    const ParseResult r = ParseHeader(file.bytes(), options, sink);
     const std::vector<Finding> findings = sink.TakeSorted();
     if (end <= KeyValue::kMaxHeaderPosition) {
       EXPECT_EQ(r.status, ParseStatus::kOk);
@@ -549,12 +571,8 @@ TEST(ParserHeaderLimitTest, HardCeilingHoldsForTensorInfos) {
       EXPECT_EQ(r.header.infos_end, end);
       EXPECT_TRUE(findings.empty());
     } else {
-      EXPECT_EQ(r.status, ParseStatus::kFailed);
-      ASSERT_EQ(findings.size(), 1u);
-      EXPECT_EQ(findings[0].rule, RuleId::kHeaderSizeLimit);
-      EXPECT_EQ(findings[0].message, "header of at least 4294967296 bytes exceeds the limit of 4294967295");
+      ExpectRefusedPastTheCeiling(r, findings);
     }
-    munmap(map, end);
   }
 }
 
