@@ -305,8 +305,8 @@ inline bool TokenHash(std::string_view s, const char* limit, uint64_t* hash) {
 // so two hashes are taken as equal only when they share a probe run and 31
 // bits. For the SmolLM2-like vocabulary (49,152 tokens) that is a 1 MiB
 // table. At twice as many slots (512 KiB) a third of the inserts found
-// their slot taken, and the table's probes were about half of the ~8 ns a
-// token cost; at a load of 1/4 or less the tokenizer rules take 422-434 us
+// their slot taken (the probes were most of this function's samples in
+// perf annotate); at a load of 1/4 or less the tokenizer rules take 422-434 us
 // instead of 518-542 on that header (rules/tokenizer in bench/validate_bench,
 // medians of 5, both builds alternating three times),
 // and a fresh process still clears one 2 MiB huge page for the table
