@@ -95,12 +95,14 @@ best_wall() {  # least wall seconds of 5 runs of the shell command "$1"
 # label :: command (the labels hold pipes)
 for row in "cat > /dev/null :: cat '$pipe_file' > /dev/null" \
            "cat | cat > /dev/null (a pipe, no work) :: cat '$pipe_file' | cat > /dev/null" \
+           "cat | pipe_floor splice (a reader, no copy) :: cat '$pipe_file' | '$build/bench/pipe_floor' splice" \
+           "cat | pipe_floor read (a reader, no work) :: cat '$pipe_file' | '$build/bench/pipe_floor' read" \
            "cat | sha256sum :: cat '$pipe_file' | sha256sum" \
            "cat | ggufguard validate --no-hash - :: cat '$pipe_file' | '$cli' validate --no-hash -" \
            "cat | ggufguard validate - (hash) :: cat '$pipe_file' | '$cli' validate -" \
            "ggufguard validate --hash FILE (by path) :: '$cli' validate --hash '$pipe_file'"; do
   label=${row%% :: *}; cmd=${row#* :: }
   wall=$(best_wall "$cmd")
-  printf '%-42s %8.3f s %8.2f GB/s\n' "$label" "$wall" "$(echo "$(stat -c %s "$pipe_file") / $wall / 1000000000" | bc -l)"
+  printf '%-46s %8.3f s %8.2f GB/s\n' "$label" "$wall" "$(echo "$(stat -c %s "$pipe_file") / $wall / 1000000000" | bc -l)"
 done
 cat "$pipe_file" | /usr/bin/time -f 'ggufguard validate - peak RSS %M KiB' "$cli" validate - >/dev/null || true
