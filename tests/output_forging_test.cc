@@ -5,6 +5,7 @@
 // the output must stay printable ASCII one record a line, and no line may
 // say a file is valid unless that file is.
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,6 +139,30 @@ TEST_F(OutputForgingTest, ScanEveryFormat) {
       }
       EXPECT_EQ(lines, 4u);  // the file, the link, the missing path, the summary
     }
+  }
+}
+
+// Printable JSON can still decode to an escape ("\u001b"): the strings a
+// reader gets back must be printable too. The policy's name is the policy
+// file's path (or its "name" field), as hostile as any other path.
+TEST_F(OutputForgingTest, PolicyNameIsEscapedInJsonAndSarif) {
+  const std::string policy = dir_ + "/pol\x1b[31m\n" + kForged + "\xff.json";
+  {
+    std::ofstream out(policy, std::ios::binary);
+    out << R"({"base": "default"})";
+  }
+  const std::string named = dir_ + "/named.json";
+  {
+    std::ofstream out(named, std::ios::binary);
+    out << R"({"name": "x\u001b[2K\ny"})";
+  }
+  for (const std::string& p : {policy, named}) {
+    CliResult r = Cli({"validate", "--format", "json", "--policy", p, evil_});
+    ASSERT_EQ(r.code, kExitInvalid) << r.err;
+    EXPECT_TRUE(PrintableLines(Json::parse(r.out)["policy"].get<std::string>())) << p;
+    r = Cli({"validate", "--format", "sarif", "--policy", p, evil_});
+    ASSERT_EQ(r.code, kExitInvalid) << r.err;
+    EXPECT_TRUE(PrintableLines(Json::parse(r.out)["runs"][0]["properties"]["policy"].get<std::string>())) << r.out;
   }
 }
 

@@ -241,7 +241,7 @@ class JsonWriter final : public ReportWriter {
     doc["schema"] = "urn:ggufguard:schema:report-v1";
     doc["schema_version"] = kReportSchemaVersion;
     doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
-    doc["policy"] = policy_name;
+    doc["policy"] = EscapeForDisplay(policy_name, kMaxPathBytes);  // a policy file's name or path, as any other string
     std::string head = Dump(doc, 2);
     head.resize(head.size() - 2);  // drop "\n}"
     out_ << head << ",\n  \"files\": [";

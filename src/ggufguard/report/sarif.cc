@@ -75,7 +75,7 @@ std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 // are escaped, so the document is ASCII.
 class SarifWriter final : public ReportWriter {
  public:
-  SarifWriter(std::ostream& out, const Policy& policy) : out_(out), policy_name_(policy.name) {
+  SarifWriter(std::ostream& out, const Policy& policy) : out_(out), policy_name_(EscapeForDisplay(policy.name, kMaxPathBytes)) {
     Json tool = {{"driver",
                   {{"name", "ggufguard"},
                    {"version", kToolVersion},
