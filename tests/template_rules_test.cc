@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/template/scan.h"
@@ -128,6 +129,30 @@ TEST(TemplateRulesTest, AliasesOfTheTemplateKeyAreScannedAndHashed) {
   std::string scratch;
   EXPECT_FALSE(IsChatTemplateAlias("tokenizer.chat_templates ", &scratch));
   EXPECT_FALSE(IsChatTemplateAlias("xtokenizer.chat_template", &scratch));
+}
+
+// The rule remembers the issues of the first distinct templates it scans
+// (a header may repeat one under a million keys); a repeat, remembered or
+// not, must still report each of its keys at that key's own bytes.
+TEST(TemplateRulesTest, RepeatedTemplatesReportEachKeyAtItsOwnBytes) {
+  TinyModel m = MakeTinyModel();
+  auto tmpl = [](int i) { return absl::StrCat("{{ x.__class__ }}{# ", i, " #}"); };
+  constexpr int kDistinct = 70;  // more than the rule remembers
+  for (int i = 0; i < kDistinct; ++i) m.Set(absl::StrCat("tokenizer.chat_template.t", i), GgufValue::Str(tmpl(i)));
+  m.Set("tokenizer.chat_template.again_first", GgufValue::Str(tmpl(0)));
+  m.Set("tokenizer.chat_template.again_last", GgufValue::Str(tmpl(kDistinct - 1)));
+  BuiltFile f = m.Build();
+  Policy p = DefaultPolicy();
+  p.limits.max_findings_per_rule = 1000;
+  Report r = Check(f, p);
+  std::vector<std::string> keys = {"tokenizer.chat_template.again_first", "tokenizer.chat_template.again_last"};
+  for (int i = 0; i < kDistinct; ++i) keys.push_back(absl::StrCat("tokenizer.chat_template.t", i));
+  for (const std::string& key : keys) {
+    EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess, m.Kv(f, key).string_bytes() + 5)) << key;
+  }
+  size_t dunder = 0;
+  for (const Finding& finding : r.findings) dunder += finding.rule == RuleId::kChatTemplateDunderAccess;
+  EXPECT_EQ(dunder, keys.size());
 }
 
 TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {

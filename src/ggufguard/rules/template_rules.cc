@@ -5,6 +5,7 @@
 // it; each kind of issue it finds is one rule here.
 #include "ggufguard/rules/template_rules.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sha256.h"
@@ -15,9 +16,6 @@
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
-namespace {
-
-}  // namespace
 
 RuleId RuleForTemplateIssue(TemplateIssueKind kind) {
   switch (kind) {
@@ -40,11 +38,6 @@ RuleId RuleForTemplateIssue(TemplateIssueKind kind) {
   return RuleId::kChatTemplateUnterminated;  // unreachable: every kind is listed
 }
 
-namespace {
-
-
-}  // namespace
-
 bool IsChatTemplateKey(std::string_view key) {
   constexpr std::string_view kKey = "tokenizer.chat_template";
   return key.substr(0, kKey.size()) == kKey && (key.size() == kKey.size() || key[kKey.size()] == '.');
@@ -54,21 +47,42 @@ bool IsChatTemplateAlias(std::string_view key, std::string* scratch) {
   return IsChatTemplateKey(CanonicalView(key, scratch));
 }
 
+// A scan is a function of the template's bytes and the options alone, and a
+// header may repeat one template under a million keys (hostile-1m-templates),
+// so the issues of the first kRememberedTemplates distinct templates are kept,
+// keyed by their bytes (borrowed from the header): a repeat costs one hash of
+// its bytes, not an analysis. The bound keeps memory constant when every
+// template differs; each of those is analysed, in time linear in its bytes.
+constexpr size_t kRememberedTemplates = 64;
+
 void CheckChatTemplates(RuleContext& ctx) {
   TemplateScanOptions options;
   options.max_bytes = ctx.policy.limits.max_chat_template_bytes;
   options.max_issues = ctx.policy.limits.max_findings_per_rule;
   options.max_iterations = ctx.policy.limits.max_chat_template_iterations;
   options.max_output_bytes = ctx.policy.limits.max_chat_template_output_bytes;
+  absl::flat_hash_map<std::string_view, std::vector<TemplateIssue>> remembered;
+  std::vector<TemplateIssue> unremembered;
   std::string scratch;
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
-    std::string_view tmpl = kv.value().AsString();
-    for (const TemplateIssue& issue : ScanChatTemplate(tmpl, options)) {
-      ctx.sink.Add(RuleForTemplateIssue(issue.kind), kv.value().offset + issue.offset,
-                   absl::StrCat("'", EscapeForDisplay(kv.key()), "' ", TemplateIssueKindName(issue.kind), " at line ",
-                                issue.line, ", column ", issue.column, " (template byte ", issue.offset,
-                                "): ", issue.detail));
+    const Value value = kv.value();
+    const std::string_view tmpl = value.AsString();
+    const std::vector<TemplateIssue>* issues;
+    if (auto it = remembered.find(tmpl); it != remembered.end()) {
+      issues = &it->second;
+    } else if (remembered.size() < kRememberedTemplates) {
+      issues = &remembered.emplace(tmpl, ScanChatTemplate(tmpl, options)).first->second;
+    } else {
+      unremembered = ScanChatTemplate(tmpl, options);
+      issues = &unremembered;
+    }
+    for (const TemplateIssue& issue : *issues) {
+      ctx.sink.AddLazy(RuleForTemplateIssue(issue.kind), value.offset + issue.offset, [&] {
+        return absl::StrCat("'", EscapeForDisplay(kv.key()), "' ", TemplateIssueKindName(issue.kind), " at line ",
+                            issue.line, ", column ", issue.column, " (template byte ", issue.offset,
+                            "): ", issue.detail);
+      });
     }
   }
 }
