@@ -4,6 +4,7 @@
 // to check process exit codes and standard input.
 #include "ggufguard/cli/cli.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -137,6 +138,9 @@ TEST_F(CliTest, ExitCodes) {
            {"validate", "--max-stdin-bytes", "lots", *valid_},
            {"validate", "--file-size", "100", *valid_},  // --file-size describes a --header-only prefix
            {"validate", "--header-only", "--file-size", "lots", *valid_},
+           {"validate", "--header-only", "--hash", *valid_},  // a digest of a header is not the file's
+           {"validate", "--header-only", "--deep", *valid_},  // the data is never read
+           {"validate", "-", "-"},                            // standard input is read once
            {"frobnicate", *valid_},
        }) {
     const CliRun r = RunTool(usage);
@@ -144,6 +148,38 @@ TEST_F(CliTest, ExitCodes) {
     EXPECT_FALSE(r.err.empty());
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// --help after a command is a request, not an unknown option; --max-bytes
+// bounds a path as it bounds a stream.
+TEST_F(CliTest, HelpAndMaxBytesOfAPath) {
+  for (const std::vector<std::string>& help : std::vector<std::vector<std::string>>{
+           {"--help"}, {"validate", "--help"}, {"scan", "--help"}, {"validate", *valid_, "-h"}}) {
+    const CliRun r = RunTool(help);
+    EXPECT_EQ(r.code, kExitValid) << ::testing::PrintToString(help);
+    EXPECT_NE(r.out.find("usage: ggufguard"), std::string::npos) << r.out;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+  }
+  const uint64_t size = std::filesystem::file_size(*valid_);
+  EXPECT_EQ(RunTool({"validate", "--max-bytes", std::to_string(size), *valid_}).code, kExitValid);
+  const CliRun over = RunTool({"validate", "--max-bytes", std::to_string(size - 1), *valid_});
+  EXPECT_EQ(over.code, kExitIo);
+  EXPECT_NE(over.out.find("more than --max-bytes"), std::string::npos) << over.out;
+}
+
+// A FIFO (or a device) given as a path is refused at once: opened without
+// blocking, it is seen not to be a regular file before anything waits on it.
+TEST_F(CliTest, AFifoIsRefusedNotWaitedOn) {
+  const std::string fifo = ::testing::TempDir() + "/cli_fifo.gguf";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"validate", fifo}, {"validate", "--header-only", fifo}, {"inspect", fifo}}) {
+    const CliRun r = RunTool(args);
+    EXPECT_EQ(r.code, kExitIo) << ::testing::PrintToString(args);
+    EXPECT_NE((r.out + r.err).find("not a regular file"), std::string::npos) << r.out << r.err;
+  }
+  std::filesystem::remove(fifo);
 }
 
 // --header-only on a path reads only the header, and takes the file's size

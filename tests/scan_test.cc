@@ -5,14 +5,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
+#include "ggufguard/cli/scan_walk.h"
+#include "ggufguard/io/source.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/gguf_writer.h"
@@ -126,7 +132,11 @@ TEST_F(ScanTest, RecursiveAllFilesAndFollowedLinks) {
   auto files = ByName(r, "file");
   EXPECT_EQ(files.size(), 4u);  // valid, invalid, nested, deep
   EXPECT_EQ(files.count("deep.gguf"), 1u);
-  EXPECT_EQ(ByName(r, "skipped").size(), 1u);  // link.gguf; sub/loop is a link to a directory, not a candidate
+  // link.gguf, and sub/loop: a link to a directory, said so that a tree
+  // whose models sit behind one does not scan as "nothing here".
+  auto skipped = ByName(r, "skipped");
+  EXPECT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped["loop"]["reason"].get<std::string>().find("symbolic link to a directory"), std::string::npos);
 
   r = Scan({"--recursive", "--all-files", "--jobs", "2", dir_});
   ExpectSchema(r);
@@ -213,6 +223,117 @@ TEST_F(ScanTest, FilesFromNulSeparatedListWithANewlineInAName) {
   EXPECT_EQ(r.code, kExitValid);
   EXPECT_EQ(Scan({"--files-from", dir_ + "/no-such-list"}).code, kExitIo);
 }
+
+// A PATH argument that is a link is followed (the operator named it, as
+// `find -H` does); the same link in a --files-from list, or found in a
+// directory, only with --follow-symlinks.
+TEST_F(ScanTest, LinksNamedOnTheCommandLineAreFollowed) {
+  fs::create_directory_symlink("sub", dir_ + "/sublink");
+  ScanResult r = Scan({dir_ + "/link.gguf", dir_ + "/sublink"});
+  auto files = ByName(r, "file");
+  EXPECT_EQ(files.size(), 2u) << r.out;
+  EXPECT_EQ(files["link.gguf"]["verdict"], "valid");
+  EXPECT_EQ(files["nested.gguf"]["verdict"], "valid");
+  EXPECT_EQ(r.code, kExitValid);
+
+  const std::string list = dir_ + "/list";
+  {
+    std::ofstream out(list, std::ios::binary);
+    out << dir_ << "/link.gguf\n";
+  }
+  r = Scan({"--files-from", list});
+  EXPECT_EQ(ByName(r, "file").size(), 0u) << r.out;
+  EXPECT_EQ(ByName(r, "skipped").count("link.gguf"), 1u) << r.out;
+  EXPECT_NE(r.err.find("no file was validated"), std::string::npos) << r.err;
+  r = Scan({"--follow-symlinks", "--files-from", list});
+  EXPECT_EQ(ByName(r, "file")["link.gguf"]["verdict"], "valid") << r.out;
+}
+
+// A FIFO never answers a read: in a directory it is skipped as a special
+// file, named on the command line it is an I/O error, and nothing waits.
+TEST_F(ScanTest, FifosAreNeverOpenedForReading) {
+  ASSERT_EQ(::mkfifo((dir_ + "/pipe.gguf").c_str(), 0600), 0);
+  ScanResult r = Scan({dir_});
+  EXPECT_NE(ByName(r, "skipped")["pipe.gguf"]["reason"].get<std::string>().find("not a regular file"),
+            std::string::npos)
+      << r.out;
+  r = Scan({dir_ + "/pipe.gguf", dir_ + "/valid.gguf"});
+  EXPECT_EQ(ByName(r, "file")["pipe.gguf"]["verdict"], "io-error") << r.out;
+  EXPECT_EQ(ByName(r, "file")["valid.gguf"]["verdict"], "valid");
+  EXPECT_EQ(r.code, kExitIo);
+}
+
+// What the walk saw as a regular file is opened refusing a link: a name
+// swapped for a link (or a FIFO) after the walk looked is not followed.
+TEST(ScanOpenTest, AFileTheWalkSawIsOpenedRefusingALink) {
+  const std::string dir = testing::TempPath("scan_open");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  testing::WriteFileBytes(dir + "/real.gguf", ValidBytes());
+  fs::create_symlink("real.gguf", dir + "/swapped.gguf");
+  absl::StatusOr<std::unique_ptr<FileSource>> refused = FileSource::Open(dir + "/swapped.gguf", FinalLink::kRefuse);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("symbolic link"), std::string::npos) << refused.status();
+  EXPECT_TRUE(FileSource::Open(dir + "/swapped.gguf", FinalLink::kFollow).ok());
+  EXPECT_TRUE(FileSource::Open(dir + "/real.gguf", FinalLink::kRefuse).ok());
+  fs::remove_all(dir);
+}
+
+// A list is read as it arrives: the first path is handed out while the
+// producer has not written the second (a bucket listing that streams).
+TEST(PathListReaderTest, HandsOutAPathBeforeTheListEnds) {
+  for (const std::string& bytes : {std::string("a.gguf\n"), std::string("a.gguf\0", 7)}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    std::FILE* in = ::fdopen(fds[0], "rb");
+    ASSERT_NE(in, nullptr);
+    std::atomic<bool> answered{false}, ended{false};
+    // Ends the list after five seconds whatever happens, so that a reader
+    // that waits for more fails this test instead of hanging it.
+    std::thread closer([&] {
+      for (int i = 0; i < 200 && !answered; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      ended = true;
+      ::close(fds[1]);
+    });
+    PathListReader reader(in, std::nullopt);
+    const std::optional<std::string> path = reader.Next();
+    const bool before_the_end = !ended;
+    answered = true;
+    closer.join();
+    EXPECT_TRUE(before_the_end);
+    EXPECT_EQ(path, std::optional<std::string>("a.gguf"));
+    EXPECT_EQ(reader.Next(), std::nullopt);
+    EXPECT_FALSE(reader.error());
+    std::fclose(in);
+  }
+}
+
+// A NUL in a list being read one path a line: the list was NUL-separated
+// and its first name held a newline. An error, never a guess.
+TEST(PathListReaderTest, ANulInALineListIsAnError) {
+  const std::string list = std::string("first\nname.gguf") + '\0' + "second.gguf" + '\0';
+  std::FILE* in = ::fmemopen(const_cast<char*>(list.data()), list.size(), "rb");
+  ASSERT_NE(in, nullptr);
+  PathListReader reader(in, std::nullopt);
+  EXPECT_EQ(reader.Next(), std::optional<std::string>("first"));
+  EXPECT_EQ(reader.Next(), std::nullopt);
+  EXPECT_TRUE(reader.error());
+  EXPECT_NE(reader.error_message().find("--null"), std::string::npos) << reader.error_message();
+  std::fclose(in);
+  in = ::fmemopen(const_cast<char*>(list.data()), list.size(), "rb");
+  PathListReader forced(in, true);
+  EXPECT_EQ(forced.Next(), std::optional<std::string>("first\nname.gguf"));
+  EXPECT_EQ(forced.Next(), std::optional<std::string>("second.gguf"));
+  EXPECT_EQ(forced.Next(), std::nullopt);
+  EXPECT_FALSE(forced.error());
+  std::fclose(in);
+}
+
+TEST_F(ScanTest, OptionsThatWouldBeIgnoredAreUsageErrors) {
+  EXPECT_EQ(Scan({"--null", dir_}).code, kExitUsage);  // --null describes a list
+  EXPECT_EQ(Scan({"--files-from", "a", "--files-from", "b"}).code, kExitUsage);
+}  // --help: CliTest.HelpAndMaxBytesOfAPath
 
 TEST_F(ScanTest, TextAndSarifFormats) {
   ScanResult r = Scan({"--format", "text", dir_});

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
@@ -281,6 +282,29 @@ TEST(FdStreamTest, ReadsAPipeToItsEnd) {
     }
     EXPECT_EQ(got, Data(n));
   }
+}
+
+// A parent may hand over a non-blocking stdin: an empty pipe then says
+// EAGAIN, which is "not yet", not an I/O error.
+TEST(FdStreamTest, ANonBlockingDescriptorWaitsForBytes) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK), 0);
+  std::thread writer([fd = fds[1]] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(::write(fd, "abc", 3), 3);
+    ::close(fd);
+  });
+  FdStream in(fds[0], "the pipe");
+  uint8_t buf[8];
+  absl::StatusOr<size_t> first = in.Read(absl::MakeSpan(buf));  // before the writer wrote: EAGAIN inside
+  writer.join();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, 3u);
+  absl::StatusOr<size_t> end = in.Read(absl::MakeSpan(buf));
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(*end, 0u);
+  ::close(fds[0]);
 }
 
 TEST(FdStreamTest, BadDescriptorIsAnErrorThatNamesTheStream) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -24,7 +25,7 @@ constexpr char kUsage[] =
     "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
     "                          FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error\n";
@@ -40,6 +41,7 @@ struct Options {
   std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
   std::vector<std::string> files;
+  bool help = false;  // --help after the command: the usage on stdout
 };
 
 // A hand-written parser: absl::flags exits the process on a bad flag, and our
@@ -98,6 +100,9 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
         err << "ggufguard: " << a << " wants a number of threads from 1 to 1024, not '" << EscapeForDisplay(v) << "'\n";
         return std::nullopt;
       }
+    } else if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
     } else if (a == "--") {
       o.files.insert(o.files.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -111,6 +116,19 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
   if (o.file_size && !o.header_only) {
     err << "ggufguard: --file-size describes a --header-only prefix; without --header-only the file is read whole\n"
         << kUsage;
+    return std::nullopt;
+  }
+  // Options that would otherwise be dropped without a word.
+  if (o.header_only && o.hash.value_or(false)) {
+    err << "ggufguard: --hash digests the whole file, and --header-only reads only its header\n";
+    return std::nullopt;
+  }
+  if (o.header_only && o.deep.enabled) {
+    err << "ggufguard: --deep reads the tensor data, and --header-only stops before it\n";
+    return std::nullopt;
+  }
+  if (std::count(o.files.begin(), o.files.end(), "-") > 1) {
+    err << "ggufguard: standard input (-) can be read only once\n";
     return std::nullopt;
   }
   return o;
@@ -164,6 +182,9 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
       if (!stream_options.file_size) stream_options.file_size = (*source)->size();
       FdStream in((*source)->fd(), path);
       file = ValidateStream(in, policy, stream_options, o.deep);
+    } else if ((*source)->size() > o.max_bytes) {
+      v->io_error = absl::StrCat(path, " holds ", (*source)->size(), " bytes, more than --max-bytes ", o.max_bytes);
+      return v;
     } else {
       file = ValidateSource(**source, policy, {}, o.deep);
       if (file.ok() && o.hash.value_or(false)) {
@@ -198,7 +219,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!args.empty() && args[0] == "scan") return RunScan({args.begin() + 1, args.end()}, out, err);
   std::optional<Options> o = ParseArgs(args, err);
   if (!o) return kExitUsage;
-  if (o->command == "--help" || o->command == "help" || o->command == "-h") {
+  if (o->help || o->command == "--help" || o->command == "help" || o->command == "-h") {
     out << kUsage;
     return kExitValid;
   }

@@ -2,6 +2,7 @@
 // lists, in parallel, writing each file's result as soon as it is done.
 // docs/scale.md shows how a hub runs it; docs/scan.schema.json describes its
 // JSON lines.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,7 @@ struct ScanOptions {
   bool hash = false;  // SHA-256 of each whole file
   bool deep = false;  // each file's tensor data, on the file's worker thread
   std::vector<std::string> paths;
+  bool help = false;  // --help: the usage on stdout, nothing scanned
 };
 
 std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
@@ -82,6 +84,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       if (!v) return std::nullopt;
       o.policy = *v;
     } else if (a == "--files-from") {
+      if (o.files_from) {
+        err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
+        return std::nullopt;
+      }
       o.files_from = value();
       if (!o.files_from) return std::nullopt;
     } else if (a == "--hash") {
@@ -97,8 +103,8 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
     } else if (a == "--follow-symlinks") {
       o.walk.follow_symlinks = true;
     } else if (a == "--help" || a == "-h") {
-      err << kScanUsage;
-      return std::nullopt;
+      o.help = true;
+      return o;
     } else if (a == "--") {
       o.paths.insert(o.paths.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -111,6 +117,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
   }
   if (o.format != "jsonl" && o.format != "text" && o.format != "sarif") {
     err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format) << "' (jsonl, text or sarif)\n";
+    return std::nullopt;
+  }
+  if (o.nul && !o.files_from) {
+    err << "ggufguard scan: --null describes a --files-from list, and none is given\n";
     return std::nullopt;
   }
   if (o.paths.empty() && !o.files_from) {
@@ -285,9 +295,12 @@ class Output {
 
 // Every root: the PATH arguments, then the --files-from list. Returns false
 // when the list could not be opened or read (reported as an I/O error).
-bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::string&)>& root,
+// `root` is told which: a PATH argument that is a link is followed (the
+// operator named it, as with `find -H`), a listed one only with
+// --follow-symlinks (a listing of a bucket names what uploaders made).
+bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::string&, bool listed)>& root,
                  const std::function<void(WalkEntry)>& error) {
-  for (const std::string& p : o.paths) root(p);
+  for (const std::string& p : o.paths) root(p, false);
   if (!o.files_from) return true;
   std::FILE* in = *o.files_from == "-" ? stdin : std::fopen(o.files_from->c_str(), "rb");
   if (in == nullptr) {
@@ -296,15 +309,20 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
     return false;
   }
   PathListReader reader(in, o.nul);
-  while (std::optional<std::string> p = reader.Next()) root(*p);
-  if (reader.error()) error(WalkEntry{WalkEntry::Kind::kError, *o.files_from, "cannot read the --files-from list"});
+  while (std::optional<std::string> p = reader.Next()) root(*p, true);
+  if (reader.error()) {
+    error(WalkEntry{WalkEntry::Kind::kError, *o.files_from,
+                    absl::StrCat("cannot read the --files-from list: ", reader.error_message())});
+  }
   if (in != stdin) std::fclose(in);
   return !reader.error();
 }
 
-FileOutcome ValidatePath(const std::string& path, const Policy& policy, bool hash, bool deep,
+FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash, bool deep,
                          std::optional<ValidatedFile>* keep, std::string* io_error) {
-  absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
+  const std::string& path = entry.path;
+  absl::StatusOr<std::unique_ptr<FileSource>> source =
+      FileSource::Open(path, entry.through_link ? FinalLink::kFollow : FinalLink::kRefuse);
   if (source.ok()) {
     absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy, {}, DeepOptions{.enabled = deep, .jobs = 1});
     if (file.ok() && hash) {
@@ -326,11 +344,25 @@ FileOutcome ValidatePath(const std::string& path, const Policy& policy, bool has
   return FileOutcome{path, nullptr, *io_error};
 }
 
+WalkOptions RootOptions(WalkOptions walk, bool listed) {
+  walk.follow_root_link = !listed;
+  return walk;
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::optional<ScanOptions> o = ParseScanArgs(args, err);
   if (!o) return kExitUsage;
+  if (o->help) {
+    out << kScanUsage;
+    return kExitValid;
+  }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
   const unsigned jobs = o->jobs != 0 ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -362,7 +394,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
-        const FileOutcome outcome = ValidatePath(e->path, *policy, o->hash, o->deep, &validated, &io_error);
+        const FileOutcome outcome = ValidatePath(*e, *policy, o->hash, o->deep, &validated, &io_error);
         raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }
@@ -370,10 +402,12 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
 
   // With a progress bar, a second walk counts what the first will find, so
-  // that the bar has a total and an ETA (a list read from standard input
-  // cannot be read twice: the total then grows as the walk goes).
+  // that the bar has a total and an ETA. Only a list that is a regular file
+  // can be read twice: from a pipe or a FIFO the second reader would take
+  // paths from the first. Otherwise the total grows as the walk goes.
+  const bool count_ahead = progress && (!o->files_from || IsRegularFile(*o->files_from));
   std::thread counter;
-  if (progress && o->files_from != "-") {
+  if (count_ahead) {
     counter = std::thread([&] {
       uint64_t files = 0, bytes = 0;
       auto count = [&](WalkEntry e) {
@@ -382,7 +416,8 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         bytes += e.size;
         if (files % 256 == 0) output.Discovered(files, bytes, false);
       };
-      ForEachRoot(*o, [&](const std::string& root) { Walk(root, o->walk, count); }, [](WalkEntry) {});
+      ForEachRoot(*o, [&](const std::string& root, bool listed) { Walk(root, RootOptions(o->walk, listed), count); },
+                  [](WalkEntry) {});
       output.Discovered(files, bytes, true);
     });
   }
@@ -391,16 +426,22 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (e.kind == WalkEntry::Kind::kFile) {
       ++found;
       found_bytes += e.size;
-      if (!progress || o->files_from == "-") output.Discovered(found, found_bytes, false);
+      if (!count_ahead) output.Discovered(found, found_bytes, false);
     }
     queue.Push(std::move(e));
   };
-  ForEachRoot(*o, [&](const std::string& root) { Walk(root, o->walk, feed); }, feed);
+  ForEachRoot(*o, [&](const std::string& root, bool listed) { Walk(root, RootOptions(o->walk, listed), feed); },
+              feed);
   queue.Close();
   for (std::thread& w : workers) w.join();
   if (counter.joinable()) counter.join();
   const int final_code = code.load();
-  output.Finish(final_code);
+  const Totals totals = output.Finish(final_code);
+  if (totals.files == 0) {
+    // Exit 0 says every file validated was valid; say when that was none.
+    err << "ggufguard scan: no file was validated (" << totals.skipped
+        << " skipped; links need --follow-symlinks, subdirectories --recursive)\n";
+  }
   return final_code;
 }
 

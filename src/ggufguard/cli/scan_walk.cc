@@ -23,13 +23,17 @@ class Walker {
   void Root(const std::string& path) {
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) return Error(path, Errno("cannot stat"));
-    if (S_ISLNK(st.st_mode)) {
-      if (!o_.follow_symlinks) return Skip(path, "symbolic link, not followed without --follow-symlinks");
+    const bool link = S_ISLNK(st.st_mode);
+    if (link) {
+      if (!o_.follow_symlinks && !o_.follow_root_link) {
+        return Skip(path, "symbolic link, not followed without --follow-symlinks");
+      }
       if (::stat(path.c_str(), &st) != 0) return Error(path, Errno("cannot follow symbolic link"));
     }
     if (S_ISDIR(st.st_mode)) return Directory(path, st);
-    if (S_ISREG(st.st_mode)) return File(path, st);
-    Skip(path, "not a regular file");
+    if (S_ISREG(st.st_mode)) return File(path, st, link);
+    // Named by the operator, so not passed over in silence (as `validate`).
+    Error(path, "not a regular file");
   }
 
  private:
@@ -39,8 +43,8 @@ class Walker {
   void Skip(const std::string& path, std::string reason) {
     visit_(WalkEntry{WalkEntry::Kind::kSkipped, path, std::move(reason), 0});
   }
-  void File(const std::string& path, const struct stat& st) {
-    visit_(WalkEntry{WalkEntry::Kind::kFile, path, "", static_cast<uint64_t>(st.st_size)});
+  void File(const std::string& path, const struct stat& st, bool through_link) {
+    visit_(WalkEntry{WalkEntry::Kind::kFile, path, "", static_cast<uint64_t>(st.st_size), through_link});
   }
   bool Wanted(std::string_view name) const { return o_.all_files || HasGgufExtension(name); }
 
@@ -73,9 +77,17 @@ class Walker {
       if (Wanted(name)) Error(path, Errno("cannot stat"));
       return;
     }
-    if (S_ISLNK(st.st_mode)) {
+    const bool link = S_ISLNK(st.st_mode);
+    if (link) {
       if (!o_.follow_symlinks) {
-        if (Wanted(name)) Skip(path, "symbolic link, not followed without --follow-symlinks");
+        if (Wanted(name)) {
+          Skip(path, "symbolic link, not followed without --follow-symlinks");
+        } else if (o_.recursive && ::fstatat(::dirfd(dir), std::string(name).c_str(), &st, 0) == 0 &&
+                   S_ISDIR(st.st_mode)) {
+          // Said, so that a tree whose models sit behind a linked directory
+          // does not scan as "nothing found".
+          Skip(path, "symbolic link to a directory, not followed without --follow-symlinks");
+        }
         return;
       }
       if (::fstatat(::dirfd(dir), std::string(name).c_str(), &st, 0) != 0) {
@@ -88,7 +100,7 @@ class Walker {
       return;
     }
     if (!Wanted(name)) return;
-    if (S_ISREG(st.st_mode)) return File(path, st);
+    if (S_ISREG(st.st_mode)) return File(path, st, link);
     Skip(path, "not a regular file");
   }
 
@@ -120,33 +132,42 @@ void Walk(const std::string& root, const WalkOptions& options, const std::functi
 constexpr size_t kMaxListedPath = 4096;
 
 int PathListReader::Get() {
-  if (peeked_pos_ < peeked_.size()) return static_cast<unsigned char>(peeked_[peeked_pos_++]);
   const int c = std::fgetc(in_);
-  if (c == EOF && std::ferror(in_)) error_ = true;
+  if (c == EOF && std::ferror(in_)) Fail(std::strerror(errno));
   return c;
 }
 
+void PathListReader::Fail(std::string message) {
+  if (!error_) error_message_ = std::move(message);
+  error_ = true;
+}
+
 std::optional<std::string> PathListReader::Next() {
-  if (!nul_.has_value()) {
-    constexpr size_t kDetectBytes = 64 * 1024;
-    peeked_.resize(kDetectBytes);
-    peeked_.resize(std::fread(peeked_.data(), 1, kDetectBytes, in_));
-    if (std::ferror(in_)) error_ = true;
-    nul_ = peeked_.find('\0') != std::string::npos;
-  }
-  const int separator = *nul_ ? '\0' : '\n';
   std::string path;
-  for (;;) {
+  while (!error_) {
     const int c = Get();
-    if (c == EOF) return path.empty() ? std::nullopt : std::optional<std::string>(std::move(path));
-    if (c == separator) {
+    if (c == EOF) break;
+    // Undecided, the first separator decides: a list is read as it arrives,
+    // so a slow producer's first path is validated before its second exists.
+    if (!nul_ && (c == '\0' || c == '\n')) nul_ = c == '\0';
+    if (nul_ && c == (*nul_ ? '\0' : '\n')) {
       if (path.empty()) continue;
       return path;
+    }
+    if (c == '\0') {
+      // A NUL in a list read one path a line: no path holds one, so the list
+      // was NUL-separated after a first name with a newline in it. Stop
+      // rather than guess (an I/O error for the list, never a silent skip).
+      Fail("a NUL byte in a list read one path a line (a NUL-separated list whose first path holds a newline: "
+           "give --null)");
+      break;
     }
     // Longer than PATH_MAX: kept only that far (stat then fails with
     // ENAMETOOLONG), so a list without separators costs no memory.
     if (path.size() <= kMaxListedPath) path.push_back(static_cast<char>(c));
   }
+  if (path.empty() || error_) return std::nullopt;
+  return path;
 }
 
 }  // namespace ggufguard

@@ -17,6 +17,10 @@ struct WalkOptions {
   bool recursive = false;        // descend into subdirectories
   bool all_files = false;        // every regular file, not only *.gguf
   bool follow_symlinks = false;  // otherwise a symbolic link is reported as skipped
+  // Follow the root itself when it is a link (a PATH typed on the command
+  // line, as `find -H` does); links below it, and in a --files-from list,
+  // only with follow_symlinks.
+  bool follow_root_link = false;
 };
 
 struct WalkEntry {
@@ -29,6 +33,10 @@ struct WalkEntry {
   std::string path;
   std::string reason;
   uint64_t size = 0;  // kFile, when known from the walk (0 otherwise)
+  // kFile: reached through a symbolic link the walk chose to follow. When
+  // false the file is opened refusing a link (FinalLink::kRefuse), so one
+  // swapped in after the walk looked is not followed either.
+  bool through_link = false;
 };
 
 // True for a name ending in ".gguf", in any case.
@@ -39,27 +47,30 @@ bool HasGgufExtension(std::string_view name);
 // every regular file with all_files) count, and only they are reported as
 // skipped when they are links or special files. With follow_symlinks a link
 // to a directory is entered unless it leads back to a directory being walked
-// (a cycle).
+// (a cycle); without it, a link to a directory is reported as skipped when
+// `recursive` would have entered it.
 void Walk(const std::string& root, const WalkOptions& options, const std::function<void(WalkEntry)>& visit);
 
-// Reads a --files-from list one path at a time: NUL-separated when `nul` is
-// set or, when unset, if a NUL byte appears in the first 64 KiB (a path is at
-// most 4096 bytes, so a NUL-separated list shows one there); else one path a
-// line. Empty entries are ignored.
+// Reads a --files-from list one path at a time, as it arrives:
+// NUL-separated when `nul` is set or, when unset, if the first separator
+// in the list is a NUL; else one path a line. Empty entries are ignored. A
+// NUL met in a list read one path a line ends it with an error: that list
+// was NUL-separated and its first name held a newline (use --null).
 class PathListReader {
  public:
   PathListReader(std::FILE* in, std::optional<bool> nul) : in_(in), nul_(nul) {}
-  // The next path, or nullopt at the end (or on a read error: see error()).
+  // The next path, or nullopt at the end or on an error (see error()).
   std::optional<std::string> Next();
   bool error() const { return error_; }
+  const std::string& error_message() const { return error_message_; }
 
  private:
   int Get();
+  void Fail(std::string message);
   std::FILE* in_;
   std::optional<bool> nul_;
-  std::string peeked_;  // bytes read to detect the separator, not yet consumed
-  size_t peeked_pos_ = 0;
   bool error_ = false;
+  std::string error_message_;
 };
 
 }  // namespace ggufguard

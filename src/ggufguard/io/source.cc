@@ -1,6 +1,7 @@
 #include "ggufguard/io/source.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,8 +33,12 @@ absl::Status MemorySource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path, FinalLink final_link) {
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (final_link == FinalLink::kRefuse ? O_NOFOLLOW : 0);
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0 && errno == ELOOP && final_link == FinalLink::kRefuse) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " is a symbolic link (not followed)"));
+  }
   if (fd < 0) return ErrnoStatus(absl::StrCat("cannot open ", path));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -44,6 +49,13 @@ absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& 
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     return absl::FailedPreconditionError(absl::StrCat(path, " is not a regular file"));
+  }
+  // Reads of a regular file ignore O_NONBLOCK; cleared all the same, as the
+  // descriptor is handed to FdStream for --header-only.
+  if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    absl::Status s = ErrnoStatus(absl::StrCat("cannot set up ", path));
+    ::close(fd);
+    return s;
   }
   return std::unique_ptr<FileSource>(new FileSource(fd, static_cast<uint64_t>(st.st_size), path));
 }
@@ -108,6 +120,12 @@ absl::StatusOr<size_t> FdStream::Read(absl::Span<uint8_t> out) {
   for (;;) {
     const ssize_t got = ::read(fd_, out.data(), out.size());
     if (got >= 0) return static_cast<size_t>(got);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      // A descriptor left non-blocking by whoever passed it (a parent's
+      // shared stdin): wait until it has bytes or ends, then read again.
+      pollfd ready{fd_, POLLIN, 0};
+      if (::poll(&ready, 1, -1) >= 0 || errno == EINTR) continue;
+    }
     if (errno != EINTR) return ErrnoStatus(absl::StrCat("cannot read ", name_));
   }
 }

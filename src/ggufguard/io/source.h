@@ -52,10 +52,19 @@ class MemorySource final : public ByteSource {
 // a read fails, or if the file ends first (it shrank). `name` is for messages.
 absl::Status PreadFully(int fd, uint64_t size, uint64_t offset, absl::Span<uint8_t> out, std::string_view name);
 
+// Whether FileSource::Open follows a symbolic link in the last component.
+enum class FinalLink { kFollow, kRefuse };
+
 // A regular file read with pread(2). The size is taken once, at open.
 class FileSource final : public ByteSource {
  public:
-  static absl::StatusOr<std::unique_ptr<FileSource>> Open(const std::string& path);
+  // Opens without blocking (a FIFO or a device answers at once, and is then
+  // refused as not a regular file) and checks the type of what was opened,
+  // not of what a name meant a moment before: a walk that saw a regular file
+  // cannot be sent to a FIFO (a reader that never returns) or, with
+  // FinalLink::kRefuse, through a link swapped in after it looked.
+  static absl::StatusOr<std::unique_ptr<FileSource>> Open(const std::string& path,
+                                                          FinalLink final_link = FinalLink::kFollow);
   ~FileSource() override;
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
