@@ -76,13 +76,17 @@ TEST_F(OutputForgingTest, ValidateText) {
   EXPECT_TRUE(PrintableLines(r.out));
   EXPECT_TRUE(PrintableLines(r.err));
   EXPECT_TRUE(NoForgedLine(r.out));
-  // Every line names its file in full, escaped: the name's newline is "\x0a".
+  // Every line names its file in full, escaped up to its first ':': the
+  // name's newline is "\x0a", its ':' "\x3a", so the forged verdict inside
+  // the name cannot be taken for the line's own.
+  const std::string evil = dir_ + "/x\\x0aok.gguf\\x3a valid (0 errors, 0 warnings, 0 notes)\\x1b[1A\\x1b[2K\\xff\\xfe.gguf";
+  const std::string missing = dir_ + "/gone\\x0aok.gguf\\x3a valid (0 errors, 0 warnings, 0 notes)\\x1b]0;title\\x07.gguf";
+  ASSERT_EQ(dir_.find(':'), std::string::npos);
   std::istringstream in(r.out);
   size_t lines = 0;
   for (std::string line; std::getline(in, line); ++lines) {
-    EXPECT_EQ(line.rfind(dir_ + "/x\\x0aok.gguf: valid", 0) == 0 || line.rfind(dir_ + "/gone\\x0aok.gguf", 0) == 0,
-              true)
-        << line;
+    const std::string path = line.substr(0, line.find(':'));
+    EXPECT_TRUE(path == evil || path == missing) << line;
   }
   EXPECT_GE(lines, 3u);  // a finding and a verdict for the first file, an I/O error for the second
 }

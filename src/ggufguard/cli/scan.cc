@@ -213,12 +213,12 @@ class Output {
     std::lock_guard<std::mutex> lock(mu_);
     ++t_.skipped;
     ClearBar();
-    const std::string path = EscapeForDisplay(e.path, kMaxPathBytes);
     const std::string reason = EscapeForDisplay(e.reason, kMaxPathBytes);
     if (o_.format == "jsonl") {
-      out_ << Json{{"type", "skipped"}, {"file", path}, {"reason", reason}}.dump() << "\n" << std::flush;
+      out_ << Json{{"type", "skipped"}, {"file", EscapeForDisplay(e.path, kMaxPathBytes)}, {"reason", reason}}.dump()
+           << "\n" << std::flush;
     } else if (o_.format == "text") {
-      out_ << path << ": skipped: " << reason << "\n" << std::flush;
+      out_ << EscapeLabelForText(e.path) << ": skipped: " << reason << "\n" << std::flush;
     }  // SARIF has no place for a file that was not read; the count is on stderr
     DrawBar(false);
   }

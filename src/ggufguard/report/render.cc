@@ -174,9 +174,15 @@ std::string Dump(const Json& j, int indent) { return j.dump(indent, ' ', false, 
 
 }  // namespace
 
+std::string EscapeLabelForText(std::string_view path) {
+  // EscapeForDisplay leaves ':' as is and writes none of its own but in
+  // what it copies, so each one left came from the path.
+  return absl::StrReplaceAll(EscapeForDisplay(path, kMaxPathBytes), {{":", "\\x3a"}});
+}
+
 std::string RenderTextFile(const FileOutcome& o) {
   std::string out;
-  const std::string label = EscapeForDisplay(o.label, kMaxPathBytes);
+  const std::string label = EscapeLabelForText(o.label);
   if (o.report == nullptr) {
     absl::StrAppend(&out, label, ": I/O error: ", EscapeForDisplay(o.io_error, kMaxPathBytes), "\n");
     return out;
@@ -334,7 +340,7 @@ std::string ShortValue(const Value& v) {
 std::string RenderInspect(std::string_view label, const Report& r) {
   const GgufHeader& h = r.header;
   std::string out;
-  absl::StrAppend(&out, "file: ", EscapeForDisplay(label, kMaxPathBytes), "\n");
+  absl::StrAppend(&out, "file: ", EscapeLabelForText(label), "\n");
   absl::StrAppend(&out, "version: ", h.version, "  byte order: ", Sv(ByteOrderName(h.byte_order)),
                   "  tensors: ", h.tensor_count, "  kvs: ", h.kv_count, "  file size: ", r.file_size, "\n");
   if (h.data_offset_known) {

@@ -27,6 +27,11 @@ struct FileOutcome {
 // Paths are printed escaped up to PATH_MAX bytes.
 inline constexpr size_t kMaxPathBytes = 4096;
 
+// A path that begins a line of text output: EscapeForDisplay, and ':' as
+// \x3a too, so that a line's first ':' always ends its path and a name
+// such as "a.gguf: valid (0 errors...)" cannot pass for a verdict.
+std::string EscapeLabelForText(std::string_view path);
+
 // `FILE:OFFSET: severity GGnnnn rule-name: message` per finding, then a
 // verdict line per file. The path and every byte from the file are escaped
 // (EscapeForDisplay): no line of the output can be forged by either.
