@@ -1,7 +1,11 @@
 // ggufguard scan: what it finds in a directory tree and a path list, its
 // JSON lines (checked against docs/scan.schema.json), exit codes, and
 // symbolic links.
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -334,6 +338,61 @@ TEST_F(ScanTest, OptionsThatWouldBeIgnoredAreUsageErrors) {
   EXPECT_EQ(Scan({"--null", dir_}).code, kExitUsage);  // --null describes a list
   EXPECT_EQ(Scan({"--files-from", "a", "--files-from", "b"}).code, kExitUsage);
 }  // --help: CliTest.HelpAndMaxBytesOfAPath
+
+// With stderr on a terminal, scan draws a progress bar, and once read the
+// list a second time to count ahead. From a FIFO that second reader took
+// paths from the first: 0 files, exit 0. The real binary, on a pty.
+TEST_F(ScanTest, ProgressBarOnATerminalLosesNoPathOfAFifoList) {
+  constexpr int kPaths = 400;
+  const std::string fifo = dir_ + "/list.fifo", results = dir_ + "/results.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  int terminal = -1;
+  const pid_t child = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // stderr stays on the pty; results go to a file
+    const int out = ::open(results.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0) ::_exit(100);
+    ::execl(GGUFGUARD_CLI_PATH, GGUFGUARD_CLI_PATH, "scan", "--jobs", "2", "--files-from", fifo.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(101);
+  }
+  // Drains the terminal, or the child blocks once the pty's buffer is full.
+  std::thread drain([terminal] {
+    char buf[4096];
+    while (::read(terminal, buf, sizeof buf) > 0) {
+    }
+  });
+  // The list's end opens once scan has opened its own (ENXIO until then);
+  // a scan that ended first fails the test rather than hanging it.
+  int status = 0;
+  int list = -1;
+  bool reaped = false;
+  for (int i = 0; i < 1000 && list < 0; ++i) {
+    list = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (list < 0 && (reaped = ::waitpid(child, &status, WNOHANG) == child)) break;
+    if (list < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (list >= 0) {
+    ::fcntl(list, F_SETFL, 0);
+    std::string paths;
+    for (int i = 0; i < kPaths; ++i) paths += dir_ + "/valid.gguf\n";
+    EXPECT_EQ(::write(list, paths.data(), paths.size()), static_cast<ssize_t>(paths.size()));
+    ::close(list);
+  }
+  if (list < 0 && !reaped) ::kill(child, SIGKILL);
+  if (!reaped) ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_GE(list, 0) << "scan never opened the list";
+  drain.join();
+  ::close(terminal);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitValid);
+  std::ifstream in(results);
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  const Json summary = Json::parse(last, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << last;
+  EXPECT_EQ(summary["files"], kPaths) << last;
+}
 
 TEST_F(ScanTest, TextAndSarifFormats) {
   ScanResult r = Scan({"--format", "text", dir_});
