@@ -226,6 +226,16 @@ TEST_F(ScanTest, FilesFromNulSeparatedListWithANewlineInAName) {
   EXPECT_EQ(ByName(r, "file").size(), 2u);
   EXPECT_EQ(r.code, kExitValid);
   EXPECT_EQ(Scan({"--files-from", dir_ + "/no-such-list"}).code, kExitIo);
+  // A list with CRLF line ends: each path keeps its '\r' (a valid byte in a
+  // name), and the error says what it probably is.
+  {
+    std::ofstream out(list, std::ios::binary | std::ios::trunc);
+    out << dir_ << "/valid.gguf\r\n";
+  }
+  r = Scan({"--files-from", list});
+  EXPECT_EQ(r.code, kExitIo);
+  ASSERT_EQ(r.lines.size(), 2u) << r.out;
+  EXPECT_NE(r.lines[0]["error"].get<std::string>().find("CRLF"), std::string::npos) << r.out;
 }
 
 // A PATH argument that is a link is followed (the operator named it, as

@@ -22,7 +22,12 @@ class Walker {
 
   void Root(const std::string& path) {
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) return Error(path, Errno("cannot stat"));
+    if (::lstat(path.c_str(), &st) != 0) {
+      std::string reason = Errno("cannot stat");
+      if (errno == ENOENT && path == "-") reason += " (a list on standard input is --files-from -)";
+      if (errno == ENOENT && path.ends_with('\r')) reason += " (the path ends in a carriage return: a CRLF list?)";
+      return Error(path, std::move(reason));
+    }
     const bool link = S_ISLNK(st.st_mode);
     if (link) {
       if (!o_.follow_symlinks && !o_.follow_root_link) {
