@@ -294,9 +294,14 @@ TEST(ScanOpenTest, AFileTheWalkSawIsOpenedRefusingALink) {
 }
 
 // A list is read as it arrives: the first path is handed out while the
-// producer has not written the second (a bucket listing that streams).
+// producer has not written the rest (a bucket listing that streams). A
+// NUL-separated list's first path goes at its NUL; a line list's once the
+// reader has seen PATH_MAX + 1 bytes without a NUL (the window in which a
+// NUL-separated list must show one).
 TEST(PathListReaderTest, HandsOutAPathBeforeTheListEnds) {
-  for (const std::string& bytes : {std::string("a.gguf\n"), std::string("a.gguf\0", 7)}) {
+  std::string lines = "a.gguf\n";
+  while (lines.size() <= 4097) lines += "b.gguf\n";
+  for (const std::string& bytes : {std::string("a.gguf\0", 7), lines}) {
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
     ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
@@ -317,30 +322,38 @@ TEST(PathListReaderTest, HandsOutAPathBeforeTheListEnds) {
     closer.join();
     EXPECT_TRUE(before_the_end);
     EXPECT_EQ(path, std::optional<std::string>("a.gguf"));
-    EXPECT_EQ(reader.Next(), std::nullopt);
     EXPECT_FALSE(reader.error());
     std::fclose(in);
   }
 }
 
-// A NUL in a list being read one path a line: the list was NUL-separated
-// and its first name held a newline. An error, never a guess.
-TEST(PathListReaderTest, ANulInALineListIsAnError) {
-  const std::string list = std::string("first\nname.gguf") + '\0' + "second.gguf" + '\0';
-  std::FILE* in = ::fmemopen(const_cast<char*>(list.data()), list.size(), "rb");
+// A first name with newlines in a NUL-separated list is one path, not
+// several (each of which would be validated or walked): the NUL shows
+// within the detection window. A NUL after a line list was decided is an
+// error, never a guess.
+TEST(PathListReaderTest, NewlinesInAFirstNameAreNotPathsAndALateNulIsAnError) {
+  const std::string nul_list = std::string("d/a\n/etc\nzzz") + '\0' + "second.gguf" + '\0';
+  std::FILE* in = ::fmemopen(const_cast<char*>(nul_list.data()), nul_list.size(), "rb");
   ASSERT_NE(in, nullptr);
   PathListReader reader(in, std::nullopt);
-  EXPECT_EQ(reader.Next(), std::optional<std::string>("first"));
+  EXPECT_EQ(reader.Next(), std::optional<std::string>("d/a\n/etc\nzzz"));
+  EXPECT_EQ(reader.Next(), std::optional<std::string>("second.gguf"));
   EXPECT_EQ(reader.Next(), std::nullopt);
-  EXPECT_TRUE(reader.error());
-  EXPECT_NE(reader.error_message().find("--null"), std::string::npos) << reader.error_message();
+  EXPECT_FALSE(reader.error());
   std::fclose(in);
-  in = ::fmemopen(const_cast<char*>(list.data()), list.size(), "rb");
-  PathListReader forced(in, true);
-  EXPECT_EQ(forced.Next(), std::optional<std::string>("first\nname.gguf"));
-  EXPECT_EQ(forced.Next(), std::optional<std::string>("second.gguf"));
-  EXPECT_EQ(forced.Next(), std::nullopt);
-  EXPECT_FALSE(forced.error());
+
+  std::string late = "first.gguf\n";
+  while (late.size() <= 4097) late += "more.gguf\n";
+  late += std::string("x\0y\n", 4);
+  in = ::fmemopen(const_cast<char*>(late.data()), late.size(), "rb");
+  PathListReader lines(in, std::nullopt);
+  EXPECT_EQ(lines.Next(), std::optional<std::string>("first.gguf"));
+  std::optional<std::string> p;
+  size_t paths = 1;
+  while ((p = lines.Next())) ++paths;
+  EXPECT_TRUE(lines.error());
+  EXPECT_NE(lines.error_message().find("--null"), std::string::npos) << lines.error_message();
+  EXPECT_GT(paths, 400u);
   std::fclose(in);
 }
 
@@ -349,59 +362,82 @@ TEST_F(ScanTest, OptionsThatWouldBeIgnoredAreUsageErrors) {
   EXPECT_EQ(Scan({"--files-from", "a", "--files-from", "b"}).code, kExitUsage);
 }  // --help: CliTest.HelpAndMaxBytesOfAPath
 
-// With stderr on a terminal, scan draws a progress bar, and once read the
-// list a second time to count ahead. From a FIFO that second reader took
-// paths from the first: 0 files, exit 0. The real binary, on a pty.
-TEST_F(ScanTest, ProgressBarOnATerminalLosesNoPathOfAFifoList) {
-  constexpr int kPaths = 400;
-  const std::string fifo = dir_ + "/list.fifo", results = dir_ + "/results.jsonl";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+// The real binary with stderr on a pty (so that it draws a progress bar),
+// stdout to `results`, run in `cwd`; `list` is written to the FIFO `fifo`,
+// or to its standard input when `fifo` is empty. Returns the summary line.
+Json ScanOnATerminal(const std::string& cwd, const std::string& list_arg, const std::string& fifo,
+                     const std::string& list, const std::string& results) {
+  int input[2];
+  if (::pipe(input) != 0) return Json();
   int terminal = -1;
   const pid_t child = ::forkpty(&terminal, nullptr, nullptr, nullptr);
-  ASSERT_GE(child, 0);
+  if (child < 0) return Json();
   if (child == 0) {  // stderr stays on the pty; results go to a file
     const int out = ::open(results.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0) ::_exit(100);
-    ::execl(GGUFGUARD_CLI_PATH, GGUFGUARD_CLI_PATH, "scan", "--jobs", "2", "--files-from", fifo.c_str(),
+    if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(input[0], STDIN_FILENO) < 0 || ::chdir(cwd.c_str()) != 0) {
+      ::_exit(100);
+    }
+    ::close(input[1]);
+    ::execl(GGUFGUARD_CLI_PATH, GGUFGUARD_CLI_PATH, "scan", "--jobs", "2", "--files-from", list_arg.c_str(),
             static_cast<char*>(nullptr));
     ::_exit(101);
   }
+  ::close(input[0]);
   // Drains the terminal, or the child blocks once the pty's buffer is full.
   std::thread drain([terminal] {
     char buf[4096];
     while (::read(terminal, buf, sizeof buf) > 0) {
     }
   });
-  // The list's end opens once scan has opened its own (ENXIO until then);
-  // a scan that ended first fails the test rather than hanging it.
   int status = 0;
-  int list = -1;
   bool reaped = false;
-  for (int i = 0; i < 1000 && list < 0; ++i) {
-    list = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
-    if (list < 0 && (reaped = ::waitpid(child, &status, WNOHANG) == child)) break;
-    if (list < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  int to = input[1];
+  if (!fifo.empty()) {
+    // The FIFO's write end opens once scan has opened its own (ENXIO until
+    // then); a scan that ended first fails the test rather than hanging it.
+    ::close(input[1]);
+    to = -1;
+    for (int i = 0; i < 1000 && to < 0; ++i) {
+      to = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (to < 0 && (reaped = ::waitpid(child, &status, WNOHANG) == child)) break;
+      if (to < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (to >= 0) ::fcntl(to, F_SETFL, 0);
   }
-  if (list >= 0) {
-    ::fcntl(list, F_SETFL, 0);
-    std::string paths;
-    for (int i = 0; i < kPaths; ++i) paths += dir_ + "/valid.gguf\n";
-    EXPECT_EQ(::write(list, paths.data(), paths.size()), static_cast<ssize_t>(paths.size()));
-    ::close(list);
+  if (to >= 0) {
+    EXPECT_EQ(::write(to, list.data(), list.size()), static_cast<ssize_t>(list.size()));
+    ::close(to);
+  } else if (!reaped) {
+    ::kill(child, SIGKILL);
   }
-  if (list < 0 && !reaped) ::kill(child, SIGKILL);
-  if (!reaped) ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_GE(list, 0) << "scan never opened the list";
-  drain.join();
+  const bool waited = reaped || ::waitpid(child, &status, 0) == child;
+  drain.join();  // the terminal's last reader ends with the child (EIO)
   ::close(terminal);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kExitValid);
+  EXPECT_TRUE(waited && WIFEXITED(status)) << "scan did not run to its end";
   std::ifstream in(results);
   std::string line, last;
   while (std::getline(in, line)) last = line;
-  const Json summary = Json::parse(last, nullptr, false);
-  ASSERT_FALSE(summary.is_discarded()) << last;
-  EXPECT_EQ(summary["files"], kPaths) << last;
+  return Json::parse(last, nullptr, false);
+}
+
+// With stderr on a terminal, scan draws a progress bar, and once read the
+// list a second time to count ahead. From a FIFO (or from standard input
+// when a file named '-' stood in the working directory) that second reader
+// took paths from the first: 0 files, exit 0.
+TEST_F(ScanTest, ProgressBarOnATerminalLosesNoPathOfAFifoList) {
+  constexpr int kPaths = 400;
+  std::string list;
+  for (int i = 0; i < kPaths; ++i) list += dir_ + "/valid.gguf\n";
+  const std::string fifo = dir_ + "/list.fifo", results = dir_ + "/results.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Json summary = ScanOnATerminal(dir_, fifo, fifo, list, results);
+  EXPECT_EQ(summary["files"], kPaths) << summary.dump();
+  EXPECT_EQ(summary["exit_code"], kExitValid) << summary.dump();
+
+  testing::WriteFileBytes(dir_ + "/-", std::vector<uint8_t>{'x', '\n'});  // a regular file named '-'
+  summary = ScanOnATerminal(dir_, "-", "", list, results);
+  EXPECT_EQ(summary["files"], kPaths) << summary.dump();
+  EXPECT_EQ(summary["exit_code"], kExitValid) << summary.dump();
 }
 
 TEST_F(ScanTest, TextAndSarifFormats) {

@@ -5,6 +5,8 @@
 #include "ggufguard/io/source.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -323,6 +325,49 @@ TEST(FileSourceTest, MissingPathAndDirectoryAreErrors) {
   absl::StatusOr<std::unique_ptr<FileSource>> dir = FileSource::Open(::testing::TempDir());
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A write lease (Samba's oplocks are leases) makes a non-blocking open fail
+// with EWOULDBLOCK. Open must wait for the lease to break, as a plain open
+// does, not report an I/O error. A child holds the lease and lets it go
+// when the kernel tells it (SIGIO) that someone opened the file.
+volatile sig_atomic_t lease_fd = -1;
+void ReleaseLease(int) { ::fcntl(lease_fd, F_SETLEASE, F_UNLCK); }
+
+TEST(FileSourceTest, WaitsForAWriteLeaseToBreak) {
+  const std::string path = testing::TempPath("leased.gguf");
+  testing::WriteFileBytes(path, std::vector<uint8_t>{'G', 'G', 'U', 'F'});
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct sigaction on_break = {};
+    on_break.sa_handler = ReleaseLease;
+    ::sigaction(SIGIO, &on_break, nullptr);
+    ::alarm(20);  // never outlives a test that went wrong
+    lease_fd = ::open(path.c_str(), O_RDONLY);
+    const char answer = lease_fd >= 0 && ::fcntl(lease_fd, F_SETLEASE, F_WRLCK) == 0 ? 'y' : 'n';
+    if (::write(ready[1], &answer, 1) != 1 || answer != 'y') ::_exit(1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char answer = 0;
+  ASSERT_EQ(::read(ready[0], &answer, 1), 1);
+  ::close(ready[0]);
+  if (answer != 'y') {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "no write lease on this file system";
+  }
+  absl::StatusOr<std::unique_ptr<FileSource>> s = FileSource::Open(path);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->size(), 4u);
+  std::vector<uint8_t> magic(4);
+  EXPECT_TRUE((*s)->ReadAt(0, absl::MakeSpan(magic)).ok());
+  EXPECT_EQ(magic, (std::vector<uint8_t>{'G', 'G', 'U', 'F'}));
 }
 
 TEST(FileSourceTest, ReadsAndValidatesLikeMemory) {

@@ -405,7 +405,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   // that the bar has a total and an ETA. Only a list that is a regular file
   // can be read twice: from a pipe or a FIFO the second reader would take
   // paths from the first. Otherwise the total grows as the walk goes.
-  const bool count_ahead = progress && (!o->files_from || IsRegularFile(*o->files_from));
+  const bool count_ahead = progress && (!o->files_from || (*o->files_from != "-" && IsRegularFile(*o->files_from)));
   std::thread counter;
   if (count_ahead) {
     counter = std::thread([&] {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -23,9 +24,10 @@ class Walker {
   void Root(const std::string& path) {
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) {
+      const bool missing = errno == ENOENT;
       std::string reason = Errno("cannot stat");
-      if (errno == ENOENT && path == "-") reason += " (a list on standard input is --files-from -)";
-      if (errno == ENOENT && path.ends_with('\r')) reason += " (the path ends in a carriage return: a CRLF list?)";
+      if (missing && path == "-") reason += " (a list on standard input is --files-from -)";
+      if (missing && path.ends_with('\r')) reason += " (the path ends in a carriage return: a CRLF list?)";
       return Error(path, std::move(reason));
     }
     const bool link = S_ISLNK(st.st_mode);
@@ -85,9 +87,12 @@ class Walker {
     const bool link = S_ISLNK(st.st_mode);
     if (link) {
       if (!o_.follow_symlinks) {
+        // Else the target's type is looked up (not its bytes; no automount)
+        // to say when a directory was passed over.
         if (Wanted(name)) {
           Skip(path, "symbolic link, not followed without --follow-symlinks");
-        } else if (o_.recursive && ::fstatat(::dirfd(dir), std::string(name).c_str(), &st, 0) == 0 &&
+        } else if (o_.recursive &&
+                   ::fstatat(::dirfd(dir), std::string(name).c_str(), &st, AT_NO_AUTOMOUNT) == 0 &&
                    S_ISDIR(st.st_mode)) {
           // Said, so that a tree whose models sit behind a linked directory
           // does not scan as "nothing found".
@@ -137,9 +142,26 @@ void Walk(const std::string& root, const WalkOptions& options, const std::functi
 constexpr size_t kMaxListedPath = 4096;
 
 int PathListReader::Get() {
-  const int c = std::fgetc(in_);
-  if (c == EOF && std::ferror(in_)) Fail(std::strerror(errno));
-  return c;
+  if (peeked_pos_ < peeked_.size()) return static_cast<unsigned char>(peeked_[peeked_pos_++]);
+  return ReadByte();
+}
+
+int PathListReader::ReadByte() {
+  for (;;) {
+    const int c = std::fgetc(in_);
+    if (c != EOF || !std::ferror(in_)) return c;
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      Fail(std::strerror(errno));
+      return EOF;
+    }
+    // A non-blocking descriptor (a parent's shared stdin): wait, read again.
+    std::clearerr(in_);
+    pollfd ready{::fileno(in_), POLLIN, 0};
+    if (::poll(&ready, 1, -1) < 0 && errno != EINTR) {
+      Fail(std::strerror(errno));
+      return EOF;
+    }
+  }
 }
 
 void PathListReader::Fail(std::string message) {
@@ -147,24 +169,38 @@ void PathListReader::Fail(std::string message) {
   error_ = true;
 }
 
+void PathListReader::Detect() {
+  // A NUL-separated list shows its first NUL within PATH_MAX + 1 bytes (a
+  // path is at most kMaxListedPath). Until one shows, or that many bytes or
+  // the end arrive, nothing is handed out: deciding at the first separator
+  // instead let a first name with newlines in a NUL-separated list become
+  // several paths, each validated (or walked) before the NUL was seen.
+  for (;;) {
+    const int c = ReadByte();
+    if (c == EOF) break;
+    peeked_.push_back(static_cast<char>(c));
+    if (c == '\0') break;
+    if (peeked_.size() > kMaxListedPath) break;
+  }
+  nul_ = peeked_.find('\0') != std::string::npos;
+}
+
 std::optional<std::string> PathListReader::Next() {
+  if (!nul_) Detect();
+  const int separator = *nul_ ? '\0' : '\n';
   std::string path;
   while (!error_) {
     const int c = Get();
     if (c == EOF) break;
-    // Undecided, the first separator decides: a list is read as it arrives,
-    // so a slow producer's first path is validated before its second exists.
-    if (!nul_ && (c == '\0' || c == '\n')) nul_ = c == '\0';
-    if (nul_ && c == (*nul_ ? '\0' : '\n')) {
+    if (c == separator) {
       if (path.empty()) continue;
       return path;
     }
     if (c == '\0') {
-      // A NUL in a list read one path a line: no path holds one, so the list
-      // was NUL-separated after a first name with a newline in it. Stop
-      // rather than guess (an I/O error for the list, never a silent skip).
-      Fail("a NUL byte in a list read one path a line (a NUL-separated list whose first path holds a newline: "
-           "give --null)");
+      // A NUL in a list read one path a line: no path holds one, so the
+      // list is not what it seemed. Stop rather than guess (an I/O error
+      // for the list, never a silent skip).
+      Fail("a NUL byte in a list read one path a line (for a NUL-separated list, give --null)");
       break;
     }
     // Longer than PATH_MAX: kept only that far (stat then fails with

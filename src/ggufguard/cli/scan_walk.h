@@ -43,7 +43,8 @@ struct WalkEntry {
 bool HasGgufExtension(std::string_view name);
 
 // Visits every entry under `root` in readdir order: a file named explicitly
-// is validated whatever its name; inside a directory only *.gguf files (or
+// is validated whatever its name, and a named path that is neither a file
+// nor a directory (a FIFO, a device) is an error; inside a directory only *.gguf files (or
 // every regular file with all_files) count, and only they are reported as
 // skipped when they are links or special files. With follow_symlinks a link
 // to a directory is entered unless it leads back to a directory being walked
@@ -52,10 +53,12 @@ bool HasGgufExtension(std::string_view name);
 void Walk(const std::string& root, const WalkOptions& options, const std::function<void(WalkEntry)>& visit);
 
 // Reads a --files-from list one path at a time, as it arrives:
-// NUL-separated when `nul` is set or, when unset, if the first separator
-// in the list is a NUL; else one path a line. Empty entries are ignored. A
-// NUL met in a list read one path a line ends it with an error: that list
-// was NUL-separated and its first name held a newline (use --null).
+// NUL-separated when `nul` is set or, when unset, if a NUL shows in the
+// first PATH_MAX + 1 (4097) bytes, where a NUL-separated list must show
+// one; else one path a line. Unset, the first path is handed out once those
+// bytes (or the end) have arrived. Empty entries are ignored. A NUL met
+// later in a list read one path a line ends it with an error. A
+// non-blocking descriptor is waited on, not an error.
 class PathListReader {
  public:
   PathListReader(std::FILE* in, std::optional<bool> nul) : in_(in), nul_(nul) {}
@@ -65,10 +68,14 @@ class PathListReader {
   const std::string& error_message() const { return error_message_; }
 
  private:
-  int Get();
+  int Get();       // the next byte: peeked ones first
+  int ReadByte();  // the next byte from the stream
+  void Detect();
   void Fail(std::string message);
   std::FILE* in_;
   std::optional<bool> nul_;
+  std::string peeked_;  // bytes read by Detect, not yet consumed
+  size_t peeked_pos_ = 0;
   bool error_ = false;
   std::string error_message_;
 };

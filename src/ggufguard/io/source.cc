@@ -33,11 +33,42 @@ absl::Status MemorySource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// A descriptor for reading `path` that never waits on a FIFO or a device, or
+// -1 with errno set. O_NONBLOCK is what keeps a FIFO from blocking the open;
+// but a regular file under another process's write lease (Samba oplocks)
+// then fails with EWOULDBLOCK instead of waiting for the lease to break.
+// For that one case the name is pinned with O_PATH (which neither reads nor
+// breaks a lease), its type checked, and that same inode reopened through
+// /proc/self/fd, blocking: the wait a plain open would have made.
+int OpenWithoutWaitingOnSpecialFiles(const std::string& path, FinalLink final_link) {
+  const int nofollow = final_link == FinalLink::kRefuse ? O_NOFOLLOW : 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | nofollow);
+  if (fd >= 0 || (errno != EWOULDBLOCK && errno != EAGAIN)) return fd;
+  const int pinned = ::open(path.c_str(), O_PATH | O_CLOEXEC | nofollow);
+  if (pinned < 0) return -1;
+  struct stat st;
+  const bool regular = ::fstat(pinned, &st) == 0 && S_ISREG(st.st_mode);
+  if (!regular) {  // not the lease case: the open's own answer stands
+    ::close(pinned);
+    errno = EWOULDBLOCK;
+    return -1;
+  }
+  const int reopened = ::open(absl::StrCat("/proc/self/fd/", pinned).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  const int saved = errno;
+  ::close(pinned);
+  errno = saved;
+  return reopened;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path, FinalLink final_link) {
-  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (final_link == FinalLink::kRefuse ? O_NOFOLLOW : 0);
-  int fd = ::open(path.c_str(), flags);
+  const int fd = OpenWithoutWaitingOnSpecialFiles(path, final_link);
   if (fd < 0 && errno == ELOOP && final_link == FinalLink::kRefuse) {
-    return absl::FailedPreconditionError(absl::StrCat(path, " is a symbolic link (not followed)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is a symbolic link, not followed (or a loop of links in its directories)"));
   }
   if (fd < 0) return ErrnoStatus(absl::StrCat("cannot open ", path));
   struct stat st;
@@ -52,7 +83,8 @@ absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& 
   }
   // Reads of a regular file ignore O_NONBLOCK; cleared all the same, as the
   // descriptor is handed to FdStream for --header-only.
-  if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     absl::Status s = ErrnoStatus(absl::StrCat("cannot set up ", path));
     ::close(fd);
     return s;

@@ -5,7 +5,10 @@
 // it; each kind of issue it finds is one rule here.
 #include "ggufguard/rules/template_rules.h"
 
+#include <optional>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sha256.h"
@@ -49,11 +52,14 @@ bool IsChatTemplateAlias(std::string_view key, std::string* scratch) {
 
 // A scan is a function of the template's bytes and the options alone, and a
 // header may repeat one template under a million keys (hostile-1m-templates),
-// so the issues of the first kRememberedTemplates distinct templates are kept,
-// keyed by their bytes (borrowed from the header): a repeat costs one hash of
-// its bytes, not an analysis. The bound keeps memory constant when every
-// template differs; each of those is analysed, in time linear in its bytes.
-constexpr size_t kRememberedTemplates = 64;
+// so a template is analysed once per distinct bytes (keys borrowed from the
+// header): a repeat costs one hash of its bytes. Templates without issues,
+// nearly all of them, are remembered without bound (at most ~37 bytes of set
+// each, for at least 43 bytes of header a template KV takes); the issues of the first kRememberedWithIssues
+// distinct templates that have some, and of the last one analysed, are kept
+// too (an issue holds a message: this bounds what they take). A template
+// with issues past those is analysed again, in time linear in its bytes.
+constexpr size_t kRememberedWithIssues = 64;
 
 void CheckChatTemplates(RuleContext& ctx) {
   TemplateScanOptions options;
@@ -61,21 +67,34 @@ void CheckChatTemplates(RuleContext& ctx) {
   options.max_issues = ctx.policy.limits.max_findings_per_rule;
   options.max_iterations = ctx.policy.limits.max_chat_template_iterations;
   options.max_output_bytes = ctx.policy.limits.max_chat_template_output_bytes;
-  absl::flat_hash_map<std::string_view, std::vector<TemplateIssue>> remembered;
-  std::vector<TemplateIssue> unremembered;
+  absl::flat_hash_set<std::string_view> clean;
+  absl::flat_hash_map<std::string_view, std::vector<TemplateIssue>> with_issues;
+  std::optional<std::string_view> last;
+  std::vector<TemplateIssue> last_issues;
   std::string scratch;
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
     const Value value = kv.value();
     const std::string_view tmpl = value.AsString();
+    if (clean.contains(tmpl)) continue;
     const std::vector<TemplateIssue>* issues;
-    if (auto it = remembered.find(tmpl); it != remembered.end()) {
+    if (auto it = with_issues.find(tmpl); it != with_issues.end()) {
       issues = &it->second;
-    } else if (remembered.size() < kRememberedTemplates) {
-      issues = &remembered.emplace(tmpl, ScanChatTemplate(tmpl, options)).first->second;
+    } else if (last == tmpl) {
+      issues = &last_issues;
     } else {
-      unremembered = ScanChatTemplate(tmpl, options);
-      issues = &unremembered;
+      std::vector<TemplateIssue> found = ScanChatTemplate(tmpl, options);
+      if (found.empty()) {
+        clean.insert(tmpl);
+        continue;
+      }
+      if (with_issues.size() < kRememberedWithIssues) {
+        issues = &with_issues.emplace(tmpl, std::move(found)).first->second;
+      } else {
+        last = tmpl;
+        last_issues = std::move(found);
+        issues = &last_issues;
+      }
     }
     for (const TemplateIssue& issue : *issues) {
       ctx.sink.AddLazy(RuleForTemplateIssue(issue.kind), value.offset + issue.offset, [&] {
