@@ -5,6 +5,7 @@
 #include "ggufguard/ggufguard.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -640,6 +641,15 @@ TEST(CApi, MappingHandsOutTheValidatedBytes) {
   ggufguard_mapping_free(m);
   EXPECT_EQ(ggufguard_map_path(from_buffer.r, path.c_str(), &m), GGUFGUARD_ERR_CHANGED);
   EXPECT_EQ(ggufguard_map_path(from_buffer.r, TempPath("missing").c_str(), &m), GGUFGUARD_ERR_IO);
+  // A FIFO in the file's place: refused at once, not an open that waits
+  // for a writer forever.
+  const std::string fifo = TempPath("map.fifo");
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(ggufguard_map_path(from_buffer.r, fifo.c_str(), &m), GGUFGUARD_ERR_IO);
+  EXPECT_NE(std::string(ggufguard_last_error()).find("regular file"), std::string::npos) << ggufguard_last_error();
+  EXPECT_EQ(m, nullptr);
+  ::unlink(fifo.c_str());
   ::unlink(path.c_str());
   ::unlink(twin.c_str());
 }

@@ -15,6 +15,7 @@
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/capi/capi_internal.h"
 #include "ggufguard/ggufguard.h"
+#include "ggufguard/io/source.h"
 
 using ggufguard::capi::Fail;
 using ggufguard::capi::Guard;
@@ -86,7 +87,9 @@ ggufguard_status ggufguard_map_path(const ggufguard_report* report, const char* 
     if (out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL out");
     *out = nullptr;
     if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    // Not a plain open: a FIFO would block it forever (map_fd refuses
+    // anything but a regular file once it is open).
+    int fd = ggufguard::OpenWithoutWaiting(path, ggufguard::FinalLink::kFollow);
     if (fd < 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
     ggufguard_status s = ggufguard_map_fd(report, fd, out);
     ::close(fd);  // the mapping keeps the file's pages

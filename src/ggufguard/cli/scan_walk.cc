@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ggufguard/io/source.h"
 
 namespace ggufguard {
 namespace {
@@ -155,9 +155,9 @@ int PathListReader::ReadByte() {
       return EOF;
     }
     // A non-blocking descriptor (a parent's shared stdin): wait, read again.
+    const bool interrupted = errno == EINTR;
     std::clearerr(in_);
-    pollfd ready{::fileno(in_), POLLIN, 0};
-    if (::poll(&ready, 1, -1) < 0 && errno != EINTR) {
+    if (!interrupted && !WaitUntilReadable(::fileno(in_))) {
       Fail(std::strerror(errno));
       return EOF;
     }

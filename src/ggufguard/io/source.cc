@@ -33,16 +33,13 @@ absl::Status MemorySource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// A descriptor for reading `path` that never waits on a FIFO or a device, or
-// -1 with errno set. O_NONBLOCK is what keeps a FIFO from blocking the open;
-// but a regular file under another process's write lease (Samba oplocks)
-// then fails with EWOULDBLOCK instead of waiting for the lease to break.
-// For that one case the name is pinned with O_PATH (which neither reads nor
-// breaks a lease), its type checked, and that same inode reopened through
-// /proc/self/fd, blocking: the wait a plain open would have made.
-int OpenWithoutWaitingOnSpecialFiles(const std::string& path, FinalLink final_link) {
+// O_NONBLOCK is what keeps a FIFO from blocking the open; but a regular
+// file under another process's write lease (Samba oplocks) then fails with
+// EWOULDBLOCK instead of waiting for the lease to break. For that one case
+// the name is pinned with O_PATH (which neither reads nor breaks a lease),
+// its type checked, and that same inode reopened through /proc/self/fd,
+// blocking: the wait a plain open would have made.
+int OpenWithoutWaiting(const std::string& path, FinalLink final_link) {
   const int nofollow = final_link == FinalLink::kRefuse ? O_NOFOLLOW : 0;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | nofollow);
   if (fd >= 0 || (errno != EWOULDBLOCK && errno != EAGAIN)) return fd;
@@ -62,10 +59,13 @@ int OpenWithoutWaitingOnSpecialFiles(const std::string& path, FinalLink final_li
   return reopened;
 }
 
-}  // namespace
+bool WaitUntilReadable(int fd) {
+  pollfd ready{fd, POLLIN, 0};
+  return ::poll(&ready, 1, -1) >= 0 || errno == EINTR;
+}
 
 absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path, FinalLink final_link) {
-  const int fd = OpenWithoutWaitingOnSpecialFiles(path, final_link);
+  const int fd = OpenWithoutWaiting(path, final_link);
   if (fd < 0 && errno == ELOOP && final_link == FinalLink::kRefuse) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, " is a symbolic link, not followed (or a loop of links in its directories)"));
@@ -152,12 +152,7 @@ absl::StatusOr<size_t> FdStream::Read(absl::Span<uint8_t> out) {
   for (;;) {
     const ssize_t got = ::read(fd_, out.data(), out.size());
     if (got >= 0) return static_cast<size_t>(got);
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      // A descriptor left non-blocking by whoever passed it (a parent's
-      // shared stdin): wait until it has bytes or ends, then read again.
-      pollfd ready{fd_, POLLIN, 0};
-      if (::poll(&ready, 1, -1) >= 0 || errno == EINTR) continue;
-    }
+    if ((errno == EAGAIN || errno == EWOULDBLOCK) && WaitUntilReadable(fd_)) continue;
     if (errno != EINTR) return ErrnoStatus(absl::StrCat("cannot read ", name_));
   }
 }

@@ -55,6 +55,18 @@ absl::Status PreadFully(int fd, uint64_t size, uint64_t offset, absl::Span<uint8
 // Whether FileSource::Open follows a symbolic link in the last component.
 enum class FinalLink { kFollow, kRefuse };
 
+// A descriptor for reading `path` (O_CLOEXEC, O_NOCTTY) whose open never
+// waits on a FIFO or a device, or -1 with errno set; the caller checks the
+// type with fstat. A regular file under another process's write lease is
+// waited for, as a plain open would. Every open of a path by name goes
+// through here (FileSource::Open, ggufguard_map_path).
+int OpenWithoutWaiting(const std::string& path, FinalLink final_link);
+
+// Waits until descriptor `fd` has bytes to read or has ended, for readers
+// of a descriptor left non-blocking by whoever passed it (a parent's shared
+// stdin). False, with errno set, when poll(2) fails but for EINTR.
+bool WaitUntilReadable(int fd);
+
 // A regular file read with pread(2). The size is taken once, at open.
 class FileSource final : public ByteSource {
  public:
