@@ -11,14 +11,19 @@
 //   - every pointer a getter returns lies inside the input, with its length;
 //   - a getter that fails leaves no result and names a status;
 //   - a valid file, written to a memfd and mapped, hands out exactly the
-//     bytes at each tensor's offset.
+//     bytes at each tensor's offset;
+//   - a valid file under the default policy has a trusted table, and under
+//     a policy that disables every rule any table handed out still keeps
+//     its promise (inside the file, no two tensors sharing a byte).
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fuzz/fuzz_common.h"
@@ -127,6 +132,50 @@ void CheckMapping(const ggufguard_report* from_buffer, const Input& in) {
   ::close(fd);
 }
 
+// A policy that disables every rule: the verdict is then "valid" for any
+// file whose header parses, and only the table's own check stands between
+// a lying tensor and the caller.
+const ggufguard_policy* AllRulesOff() {
+  static const ggufguard_policy* const policy = [] {
+    std::string doc = R"({"base": "default", "disable": [)";
+    for (size_t i = 0; i < ggufguard_rule_count(); ++i) {
+      ggufguard_rule_info info;
+      if (ggufguard_rule_at(i, &info) != GGUFGUARD_OK) __builtin_trap();
+      doc += (i ? ", \"" : "\"") + std::string(info.name) + "\"";
+    }
+    doc += "]}";
+    ggufguard_policy* p = nullptr;
+    if (ggufguard_policy_from_json(doc.data(), doc.size(), &p) != GGUFGUARD_OK) __builtin_trap();
+    return p;
+  }();
+  return policy;
+}
+
+void CheckTableUnderNoRules(const Input& in) {
+  ggufguard_report* r = nullptr;
+  GGUFGUARD_FUZZ_CHECK(ggufguard_validate_buffer(in.begin, in.size, AllRulesOff(), &r) == GGUFGUARD_OK && r,
+                       std::string("validate_buffer failed: ") + ggufguard_last_error());
+  const size_t n = ggufguard_tensor_count(r);
+  GGUFGUARD_FUZZ_CHECK(n == 0 || ggufguard_report_tensor_table_trusted(r) == 1, "tensors without a trusted table");
+  std::vector<std::pair<uint64_t, uint64_t>> extents;
+  for (size_t i = 0; i < n; ++i) {
+    ggufguard_tensor t;
+    GGUFGUARD_FUZZ_CHECK(ggufguard_tensor_at(r, i, &t) == GGUFGUARD_OK, "tensor_at in a trusted table");
+    GGUFGUARD_FUZZ_CHECK(t.offset <= in.size && t.size <= in.size - t.offset && t.n_dims <= 4,
+                         "a lenient policy's table has a tensor outside the file");
+    if (t.size > 0) extents.emplace_back(t.offset, t.offset + t.size);
+  }
+  std::sort(extents.begin(), extents.end());
+  for (size_t k = 1; k < extents.size(); ++k) {
+    GGUFGUARD_FUZZ_CHECK(extents[k].first >= extents[k - 1].second, "a lenient policy's table has an overlap");
+  }
+  if (ggufguard_report_tensor_table_trusted(r) == 0) {
+    ggufguard_tensor t;
+    GGUFGUARD_FUZZ_CHECK(ggufguard_tensor_at(r, 0, &t) == GGUFGUARD_ERR_NOT_VALID, "an untrusted table's status");
+  }
+  ggufguard_report_free(r);
+}
+
 void Run(const uint8_t* data, size_t size) {
   const Input in{data, size};
   ggufguard_report* r = nullptr;
@@ -138,6 +187,11 @@ void Run(const uint8_t* data, size_t size) {
   GGUFGUARD_FUZZ_CHECK(ggufguard_kv_count(r) == cpp.header.kvs.size(), "KV counts differ");
   GGUFGUARD_FUZZ_CHECK(ggufguard_tensor_count(r) == (cpp.valid() ? cpp.header.tensors.size() : 0),
                        "tensor counts differ");
+  GGUFGUARD_FUZZ_CHECK(ggufguard_report_tensor_table_trusted(r) == (cpp.valid() ? 1 : 0),
+                       std::string("a valid file without its table: ") + ggufguard_last_error());
+  GGUFGUARD_FUZZ_CHECK(ggufguard_report_big_endian(r) == (cpp.header.byte_order == ByteOrder::kBig ? 1 : 0),
+                       "byte orders differ");
+  CheckTableUnderNoRules(in);
 
   for (size_t i = 0; i <= ggufguard_finding_count(r); ++i) {
     ggufguard_finding f;

@@ -33,8 +33,10 @@ struct Finding {
   std::string message;
 };
 
+// Names are str, or bytes where they are not UTF-8 (an invalid file's, or
+// one a policy let through): never a UnicodeDecodeError.
 struct Tensor {
-  std::string name;
+  py::object name;
   uint32_t type;
   std::vector<uint64_t> shape;  // ne[0..n_dims), ggml order
   uint64_t offset;              // absolute file offset
@@ -42,7 +44,7 @@ struct Tensor {
 };
 
 struct DeepTensor {
-  std::string name;
+  py::object name;
   uint32_t type;
   size_t tensor;  // index in the file's tensor infos
   uint64_t checked_bytes;
@@ -58,8 +60,11 @@ struct DeepSummary {
 struct Report {
   bool valid = false;
   bool header_only = false;  // validate(bytes, file_size=...): data unread
+  bool big_endian = false;   // tensor data in the file's byte order, not converted
+  bool tensor_table_trusted = false;  // `tensors` is the table ggufguard.h promises
   uint64_t file_size = 0;
   std::vector<Finding> findings;
+  uint64_t findings_suppressed = 0;  // counted past each rule's listing limit
   std::vector<Tensor> tensors;
   py::dict metadata;
   std::optional<DeepSummary> deep;  // deep=True and the header parsed
@@ -202,7 +207,10 @@ Report Convert(const ggufguard_report* r) {
   Report out;
   out.valid = ggufguard_report_valid(r) != 0;
   out.header_only = ggufguard_report_header_only(r) != 0;
+  out.big_endian = ggufguard_report_big_endian(r) != 0;
+  out.tensor_table_trusted = ggufguard_report_tensor_table_trusted(r) != 0;
   out.file_size = ggufguard_report_file_size(r);
+  out.findings_suppressed = ggufguard_report_findings_suppressed(r);
   for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
     ggufguard_finding f;
     Check(ggufguard_finding_at(r, i, &f));
@@ -211,7 +219,7 @@ Report Convert(const ggufguard_report* r) {
   for (size_t i = 0; i < ggufguard_tensor_count(r); ++i) {
     ggufguard_tensor t;
     Check(ggufguard_tensor_at(r, i, &t));
-    out.tensors.push_back({std::string(t.name, t.name_length), t.ggml_type,
+    out.tensors.push_back({Text(t.name, t.name_length), t.ggml_type,
                            std::vector<uint64_t>(t.ne, t.ne + (t.n_dims <= 4 ? t.n_dims : 4)), t.offset, t.size});
   }
   if (ggufguard_report_deep_ran(r)) {
@@ -224,7 +232,7 @@ Report Convert(const ggufguard_report* r) {
     for (size_t i = 0; i < ggufguard_deep_tensor_count(r); ++i) {
       ggufguard_deep_tensor t;
       Check(ggufguard_deep_tensor_at(r, i, &t));
-      d.tensors.push_back({std::string(t.name, t.name_length), t.ggml_type, t.tensor, t.checked_bytes, t.bad_values});
+      d.tensors.push_back({Text(t.name, t.name_length), t.ggml_type, t.tensor, t.checked_bytes, t.bad_values});
     }
     out.deep = std::move(d);
   }
@@ -250,6 +258,8 @@ std::unique_ptr<ggufguard_policy, FreePolicy> MakePolicy(const std::string& poli
   if (first != std::string::npos && policy[first] == '{') {
     Check(ggufguard_policy_from_json(policy.data(), policy.size(), &p));
   } else {
+    // A C string from here on: "default\0x" must not pass for "default".
+    if (policy.find('\0') != std::string::npos) throw py::value_error("policy name contains a null byte");
     Check(ggufguard_policy_builtin(policy.c_str(), &p));
   }
   return std::unique_ptr<ggufguard_policy, FreePolicy>(p);
@@ -281,7 +291,10 @@ Report Validate(py::object source, const std::string& policy_text, bool deep, in
   // test_large_buffers_are_kept_alive_while_converted).
   py::object borrowed = source;
   if (is_path) {
-    const std::string path = py::str(py::module_::import("os").attr("fsdecode")(source));
+    // The file system's bytes, as open() passes them: a name that is not
+    // UTF-8 (os.fsdecode gives it lone surrogates) still names its file.
+    const std::string path = py::bytes(py::module_::import("os").attr("fsencode")(source));
+    if (path.find('\0') != std::string::npos) throw py::value_error("path contains a null byte");
     py::gil_scoped_release unlocked;
     s = deep ? ggufguard_validate_path_deep(path.c_str(), policy.get(), threads, &raw)
              : ggufguard_validate_path(path.c_str(), policy.get(), &raw);
@@ -332,7 +345,7 @@ PYBIND11_MODULE(ggufguard, m) {
       .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.shape)); })
       .def_readonly("offset", &Tensor::offset)
       .def_readonly("nbytes", &Tensor::nbytes)
-      .def("__repr__", [](const Tensor& t) { return "<Tensor " + t.name + ">"; });
+      .def("__repr__", [](const Tensor& t) { return "<Tensor " + std::string(py::repr(t.name)) + ">"; });
   py::class_<DeepTensor>(m, "DeepTensor")
       .def_readonly("name", &DeepTensor::name)
       .def_readonly("type", &DeepTensor::type)
@@ -340,7 +353,7 @@ PYBIND11_MODULE(ggufguard, m) {
       .def_readonly("checked_bytes", &DeepTensor::checked_bytes)
       .def_readonly("bad_values", &DeepTensor::bad_values)
       .def("__repr__", [](const DeepTensor& t) {
-        return "<DeepTensor " + t.name + ": " + std::to_string(t.bad_values) + " bad values>";
+        return "<DeepTensor " + std::string(py::repr(t.name)) + ": " + std::to_string(t.bad_values) + " bad values>";
       });
   py::class_<DeepSummary>(m, "DeepSummary")
       .def_readonly("checked_tensors", &DeepSummary::checked_tensors)
@@ -356,8 +369,11 @@ PYBIND11_MODULE(ggufguard, m) {
   py::class_<Report>(m, "Report")
       .def_readonly("valid", &Report::valid)
       .def_readonly("header_only", &Report::header_only)
+      .def_readonly("big_endian", &Report::big_endian)
+      .def_readonly("tensor_table_trusted", &Report::tensor_table_trusted)
       .def_readonly("file_size", &Report::file_size)
       .def_readonly("findings", &Report::findings)
+      .def_readonly("findings_suppressed", &Report::findings_suppressed)
       .def_readonly("tensors", &Report::tensors)
       .def_readonly("metadata", &Report::metadata)
       .def_readonly("deep", &Report::deep)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -68,6 +69,44 @@ testing::BuiltFile EveryType() {
       .AddKv("t.bools", GgufValue::BoolArray({false, true}))
       .AddKv("t.nested", GgufValue::Array(testing::ValueType::kArray, {GgufValue::U8Array({1, 2})}));
   return b.Build();
+}
+
+// The tiny model with tensor `index`'s offset field (relative) or type
+// rewritten: one lie, the data still written where it belongs.
+testing::BuiltFile TinyModelWith(size_t index, testing::TensorOptions lie, std::optional<uint32_t> type) {
+  const testing::TinyModel m = testing::MakeTinyModel();
+  GgufBuilder b;
+  for (const auto& [key, value] : m.kvs) b.AddKv(key, value);
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const testing::TinyModel::Tensor& t = m.tensors[i];
+    b.AddTensor(t.name, t.dims, i == index ? type.value_or(t.type) : t.type,
+                i == index ? lie : testing::TensorOptions{});
+  }
+  return b.Build();
+}
+
+// A policy document that gives `severity` to every rule the file's findings
+// name under the default policy ("off": disables them).
+std::string PolicyForgiving(const testing::BuiltFile& f, const std::string& severity) {
+  ReportPtr r;
+  EXPECT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < ggufguard_finding_count(r.r); ++i) {
+    ggufguard_finding finding;
+    EXPECT_EQ(ggufguard_finding_at(r.r, i, &finding), GGUFGUARD_OK);
+    if (std::find(names.begin(), names.end(), finding.name) == names.end()) names.emplace_back(finding.name);
+  }
+  std::string doc = R"({"base": "default", )";
+  if (severity == "off") {
+    doc += R"("disable": [)";
+    for (size_t i = 0; i < names.size(); ++i) doc += (i ? ", \"" : "\"") + names[i] + "\"";
+    doc += "]}";
+  } else {
+    doc += R"("severities": {)";
+    for (size_t i = 0; i < names.size(); ++i) doc += (i ? ", \"" : "\"") + names[i] + "\": \"" + severity + "\"";
+    doc += "}}";
+  }
+  return doc;
 }
 
 TEST(CApi, VersionsAreTheLibrarys) {
@@ -568,6 +607,37 @@ TEST(CppApi, DeepSummaryThroughTheWrapper) {
   }
 }
 
+// The wrapper's view of the table's trust, the byte order and the
+// suppressed count; and the table is a copy: bytes of the caller's buffer
+// changed after validation (the caller's bug) do not reach it.
+TEST(CppApi, TableTrustAndCountsThroughTheWrapper) {
+  testing::BuiltFile f = testing::MakeTinyModel().Build();
+  const api::Report r = api::ValidateBuffer(f.bytes.data(), f.bytes.size());
+  EXPECT_TRUE(r.tensor_table_trusted());
+  EXPECT_FALSE(r.big_endian());
+  EXPECT_EQ(r.findings_suppressed(), 0u);
+  const ggufguard_tensor before = r.tensor(0);
+  std::fill(f.bytes.begin() + static_cast<ptrdiff_t>(f.tensor_info_offsets[0]),
+            f.bytes.begin() + static_cast<ptrdiff_t>(f.data_offset), 0xff);
+  const ggufguard_tensor after = r.tensor(0);
+  EXPECT_EQ(std::vector<uint64_t>(after.ne, after.ne + 4), std::vector<uint64_t>(before.ne, before.ne + 4));
+  EXPECT_EQ(after.ne[0], 8u);
+  EXPECT_EQ(after.offset, before.offset);
+
+  const testing::BuiltFile lying = TinyModelWith(3, {.offset = 0}, std::nullopt);
+  const api::Policy forgiving = api::Policy::FromJson(PolicyForgiving(lying, "off"));
+  const api::Report lie = api::ValidateBuffer(lying.bytes.data(), lying.bytes.size(), &forgiving);
+  EXPECT_TRUE(lie.valid());
+  EXPECT_FALSE(lie.tensor_table_trusted());
+  EXPECT_EQ(lie.tensor_count(), 0u);
+  try {
+    lie.tensor(0);
+    ADD_FAILURE() << "a tensor of an untrusted table";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), GGUFGUARD_ERR_NOT_VALID);
+  }
+}
+
 TEST(CppApi, PrefixThroughTheWrapper) {
   const testing::BuiltFile f = testing::MakeTinyModel().Build();
   const api::Report whole = api::ValidateBuffer(f.bytes.data(), f.bytes.size());
@@ -652,6 +722,181 @@ TEST(CApi, MappingHandsOutTheValidatedBytes) {
   ::unlink(fifo.c_str());
   ::unlink(path.c_str());
   ::unlink(twin.c_str());
+}
+
+// A policy may make a file with an overlapping, misaligned, out-of-file or
+// unsized tensor valid (the verdict is the gatekeeper's to set), but the
+// table a loader reads keeps its promise whatever the policy: it is not
+// handed out, and the file is not mapped. Before, ggufguard_tensor_at gave
+// the overlapping extents of such a "valid" report.
+TEST(CApi, NoPolicyMakesTheTensorTableLie) {
+  struct Case {
+    const char* name;
+    testing::TensorOptions lie;  // for output.weight, the last tensor
+    const char* reason;
+    std::optional<uint32_t> type = std::nullopt;
+  };
+  const Case cases[] = {
+      {"overlap", {.offset = 0}, "shares bytes"},
+      {"misaligned", {.offset = 4}, "not aligned"},
+      {"out of the file", {.offset = uint64_t{1} << 40}, "outside"},
+      {"offset wraps", {.offset = UINT64_MAX - 31}, "no computable size or offset"},
+      {"unknown type", {.byte_size = 224}, "no computable size", 200},
+  };
+  const std::string path = TempPath("lying_table.gguf");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const testing::BuiltFile f = TinyModelWith(3, c.lie, c.type);
+    WriteFile(path, f.bytes);
+    ReportPtr strict;
+    ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &strict.r), GGUFGUARD_OK);
+    EXPECT_EQ(ggufguard_report_valid(strict.r), 0);
+    EXPECT_EQ(ggufguard_report_tensor_table_trusted(strict.r), 0);
+    for (const char* severity : {"off", "info", "warning"}) {
+      SCOPED_TRACE(severity);
+      const std::string doc = PolicyForgiving(f, severity);
+      ggufguard_policy* policy = nullptr;
+      ASSERT_EQ(ggufguard_policy_from_json(doc.data(), doc.size(), &policy), GGUFGUARD_OK) << ggufguard_last_error();
+      ReportPtr r;
+      ASSERT_EQ(ggufguard_validate_path(path.c_str(), policy, &r.r), GGUFGUARD_OK);
+      EXPECT_EQ(ggufguard_report_valid(r.r), 1) << doc;
+      EXPECT_EQ(ggufguard_report_tensor_table_trusted(r.r), 0);
+      EXPECT_EQ(ggufguard_tensor_count(r.r), 0u);
+      ggufguard_tensor t;
+      EXPECT_EQ(ggufguard_tensor_at(r.r, 0, &t), GGUFGUARD_ERR_NOT_VALID);
+      const std::string why = ggufguard_last_error();
+      EXPECT_NE(why.find("no tensor table is handed out"), std::string::npos) << why;
+      EXPECT_NE(why.find(c.reason), std::string::npos) << why;
+      ggufguard_mapping* m = nullptr;
+      EXPECT_EQ(ggufguard_map_path(r.r, path.c_str(), &m), GGUFGUARD_ERR_NOT_VALID);
+      EXPECT_EQ(m, nullptr);
+      // The same policy on the honest file: its table is handed out, so
+      // the refusal above is the lie's, not the policy's.
+      const testing::BuiltFile honest = testing::MakeTinyModel().Build();
+      ReportPtr h;
+      ASSERT_EQ(ggufguard_validate_buffer(honest.bytes.data(), honest.bytes.size(), policy, &h.r), GGUFGUARD_OK);
+      EXPECT_EQ(ggufguard_report_tensor_table_trusted(h.r), 1);
+      EXPECT_EQ(ggufguard_tensor_count(h.r), 4u);
+      ggufguard_policy_free(policy);
+    }
+  }
+  ::unlink(path.c_str());
+}
+
+// Under a policy that disables every rule, whatever a file holds: any table
+// handed out keeps its promise (checked here from the table alone), no
+// getter reports an internal error, and every file that is valid under the
+// default policy has its table (the re-check is never stricter than the
+// rules).
+TEST(CApi, EveryTableHandedOutKeepsItsPromise) {
+  std::string all_off = R"({"base": "default", "disable": [)";
+  for (size_t i = 0; i < ggufguard_rule_count(); ++i) {
+    ggufguard_rule_info info;
+    ASSERT_EQ(ggufguard_rule_at(i, &info), GGUFGUARD_OK);
+    all_off += (i ? ", \"" : "\"") + std::string(info.name) + "\"";
+  }
+  all_off += "]}";
+  ggufguard_policy* off = nullptr;
+  ASSERT_EQ(ggufguard_policy_from_json(all_off.data(), all_off.size(), &off), GGUFGUARD_OK) << ggufguard_last_error();
+  std::vector<fs::path> files;
+  for (const fs::path& root : {fs::path(GGUFGUARD_SOURCE_DIR) / "corpus", testing::SharedDir() / "corpus-real"}) {
+    if (!fs::is_directory(root)) continue;
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(root)) {
+      if (e.is_regular_file() && e.path().extension() == ".gguf") files.push_back(e.path());
+    }
+  }
+  ASSERT_GT(files.size(), 150u);
+  int trusted = 0, refused = 0;
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    ReportPtr lenient, normal;
+    ASSERT_EQ(ggufguard_validate_path(file.c_str(), off, &lenient.r), GGUFGUARD_OK);
+    ASSERT_EQ(ggufguard_validate_path(file.c_str(), nullptr, &normal.r), GGUFGUARD_OK);
+    if (ggufguard_report_valid(normal.r)) EXPECT_EQ(ggufguard_report_tensor_table_trusted(normal.r), 1);
+    const uint64_t file_size = ggufguard_report_file_size(lenient.r);
+    if (!ggufguard_report_tensor_table_trusted(lenient.r)) {
+      ++refused;
+      ggufguard_tensor t;
+      const ggufguard_status s = ggufguard_tensor_at(lenient.r, 0, &t);
+      EXPECT_EQ(s, GGUFGUARD_ERR_NOT_VALID) << ggufguard_last_error();
+      continue;
+    }
+    ++trusted;
+    std::vector<std::pair<uint64_t, uint64_t>> extents;
+    for (size_t i = 0; i < ggufguard_tensor_count(lenient.r); ++i) {
+      ggufguard_tensor t;
+      ASSERT_EQ(ggufguard_tensor_at(lenient.r, i, &t), GGUFGUARD_OK) << ggufguard_last_error();
+      ASSERT_LE(t.size, file_size);
+      ASSERT_LE(t.offset, file_size - t.size);
+      ASSERT_LE(t.n_dims, 4u);
+      extents.emplace_back(t.offset, t.offset + t.size);
+    }
+    std::sort(extents.begin(), extents.end());
+    for (size_t k = 1; k < extents.size(); ++k) {
+      if (extents[k].first < extents[k].second) EXPECT_GE(extents[k].first, extents[k - 1].second) << k;
+    }
+    ggufguard_mapping* m = nullptr;
+    if (file_size > 0) {
+      EXPECT_EQ(ggufguard_map_path(lenient.r, file.c_str(), &m), GGUFGUARD_OK) << ggufguard_last_error();
+      ggufguard_mapping_free(m);
+    }
+  }
+  // Both kinds are there: corpus/ holds files whose tables lie.
+  EXPECT_GT(trusted, 50);
+  EXPECT_GT(refused, 10);
+  ggufguard_policy_free(off);
+}
+
+// A big-endian file is valid (GG2005 is a note), and a loader can tell:
+// the table's data is the file's bytes, in the file's order.
+TEST(CApi, ByteOrderIsReported) {
+  for (bool big : {false, true}) {
+    const testing::TinyModel model = testing::MakeTinyModel();
+    GgufBuilder b;
+    b.set_big_endian(big);
+    for (const auto& [key, value] : model.kvs) b.AddKv(key, value);
+    for (const testing::TinyModel::Tensor& t : model.tensors) {
+      uint64_t n = 1;
+      for (uint64_t d : t.dims) n *= d;
+      std::vector<uint8_t> ones;
+      for (uint64_t i = 0; i < n; ++i) ones.insert(ones.end(), {0x00, 0x00, 0x80, 0x3f});  // 1.0f
+      b.AddTensor(t.name, t.dims, t.type, {.data = ones});
+    }
+    const testing::BuiltFile f = b.Build();
+    ReportPtr r;
+    ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &r.r), GGUFGUARD_OK);
+    EXPECT_EQ(ggufguard_report_valid(r.r), 1);
+    EXPECT_EQ(ggufguard_report_big_endian(r.r), big ? 1 : 0);
+    ggufguard_tensor t;
+    ASSERT_EQ(ggufguard_tensor_at(r.r, 0, &t), GGUFGUARD_OK) << ggufguard_last_error();
+    // 1.0f: 00 00 80 3f little-endian, 3f 80 00 00 in a big-endian file.
+    const uint8_t first = f.bytes[t.offset];
+    EXPECT_EQ(first, big ? 0x3f : 0x00);
+  }
+  EXPECT_EQ(ggufguard_report_big_endian(nullptr), 0);
+}
+
+// Findings past a rule's listing limit are counted, and the count is there.
+TEST(CApi, SuppressedFindingsAreCounted) {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama"));
+  for (int i = 0; i < 7; ++i) b.AddKv("no.such.key_" + std::to_string(i), GgufValue::U8(1));
+  const testing::BuiltFile f = b.Build();
+  const std::string doc = R"({"base": "default", "limits": {"max_findings_per_rule": 2}})";
+  ggufguard_policy* policy = nullptr;
+  ASSERT_EQ(ggufguard_policy_from_json(doc.data(), doc.size(), &policy), GGUFGUARD_OK) << ggufguard_last_error();
+  ReportPtr r;
+  ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), policy, &r.r), GGUFGUARD_OK);
+  size_t listed = 0;
+  for (size_t i = 0; i < ggufguard_finding_count(r.r); ++i) {
+    ggufguard_finding finding;
+    ASSERT_EQ(ggufguard_finding_at(r.r, i, &finding), GGUFGUARD_OK);
+    listed += std::string(finding.name) == "unknown-key";
+  }
+  EXPECT_EQ(listed, 2u);
+  EXPECT_EQ(ggufguard_report_findings_suppressed(r.r), 5u);
+  EXPECT_EQ(ggufguard_report_findings_suppressed(nullptr), 0u);
+  ggufguard_policy_free(policy);
 }
 
 // The real files: the C API's verdict and table are the C++ validator's.

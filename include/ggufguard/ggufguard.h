@@ -172,7 +172,8 @@ GGUFGUARD_API ggufguard_status ggufguard_validate_buffer_deep(const void* data, 
 GGUFGUARD_API void ggufguard_report_free(ggufguard_report* report);
 
 /* 1 when the file is valid under the policy (no finding of error severity),
- * else 0 (also for NULL). Only a valid report has a trusted tensor table. */
+ * else 0 (also for NULL). Only a valid report can have a trusted tensor table
+ * (ggufguard_report_tensor_table_trusted). */
 GGUFGUARD_API int ggufguard_report_valid(const ggufguard_report* report);
 GGUFGUARD_API uint64_t ggufguard_report_file_size(const ggufguard_report* report);
 /* 1 when the report covers the header only (ggufguard_validate_prefix): its
@@ -180,6 +181,12 @@ GGUFGUARD_API uint64_t ggufguard_report_file_size(const ggufguard_report* report
 GGUFGUARD_API int ggufguard_report_header_only(const ggufguard_report* report);
 /* The GGUF version in the file's header (0 if it was not read). */
 GGUFGUARD_API uint32_t ggufguard_report_gguf_version(const ggufguard_report* report);
+/* 1 when the file is big-endian (GG2005, info: a valid file may be), else 0.
+ * The metadata getters decode its values to the host's order; tensor data is
+ * not converted: the mapping hands out the file's bytes as they are, and the
+ * deep check reads values in the file's order. A little-endian loader must
+ * refuse such a file or swap every element itself. */
+GGUFGUARD_API int ggufguard_report_big_endian(const ggufguard_report* report);
 
 typedef struct ggufguard_finding {
   const char* rule;    /* "GG3011" */
@@ -193,6 +200,9 @@ typedef struct ggufguard_finding {
 GGUFGUARD_API size_t ggufguard_finding_count(const ggufguard_report* report);
 GGUFGUARD_API ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t index,
                                                     ggufguard_finding* out);
+/* Findings counted but not listed, past each rule's limit (all rules
+ * together; they count toward validity as the listed ones do). */
+GGUFGUARD_API uint64_t ggufguard_report_findings_suppressed(const ggufguard_report* report);
 
 /* ---- The deep check's results (reports of ggufguard_validate_*_deep) ---- */
 
@@ -224,15 +234,25 @@ GGUFGUARD_API ggufguard_status ggufguard_deep_tensor_at(const ggufguard_report* 
                                                         ggufguard_deep_tensor* out);
 GGUFGUARD_API uint64_t ggufguard_report_deep_tensors_suppressed(const ggufguard_report* report);
 
-/* ---- The trusted tensor table (valid reports only: GGUFGUARD_ERR_NOT_VALID
- * otherwise). Every tensor lies inside the file, aligned, without overlap,
- * its size computed without overflow. ---- */
+/* ---- The trusted tensor table. Every tensor lies inside the data section
+ * and the file, aligned, without overlap, its size computed without
+ * overflow. These are checked again when the report is made, whatever the
+ * policy did with the rules that report them: a policy that disables or
+ * downgrades tensor-overlap, tensor-out-of-bounds, ... may make the file
+ * valid, but then no table is handed out. Reports without a trusted table
+ * (every invalid one) have ggufguard_tensor_count 0, and ggufguard_tensor_at
+ * returns GGUFGUARD_ERR_NOT_VALID with the reason in ggufguard_last_error.
+ * The values are copies: nothing is read from the validated bytes again.
+ * ---- */
+
+/* 1 when the report hands out its tensor table, else 0 (also for NULL). */
+GGUFGUARD_API int ggufguard_report_tensor_table_trusted(const ggufguard_report* report);
 
 typedef struct ggufguard_tensor {
   const char* name;   /* NUL-terminated copy of the name */
   size_t name_length; /* bytes of the name */
   uint32_t ggml_type; /* ggml type id (GGML_TYPE_F32 = 0, ...) */
-  uint32_t n_dims;    /* 1..4 */
+  uint32_t n_dims;    /* 0..4 (0: a scalar, one element, as ggml reads it) */
   uint64_t ne[4];     /* elements per dimension; 1 past n_dims */
   uint64_t offset;    /* absolute file offset of the data */
   uint64_t size;      /* bytes of the data */
@@ -281,7 +301,7 @@ GGUFGUARD_API ggufguard_status ggufguard_get_array_bool(const ggufguard_report* 
 /* ---- Mapping: tensor data through the validated table only ---- */
 
 /* Maps the file at `path` read-only for the tensors of `report`. Refuses a
- * report that is not valid (GGUFGUARD_ERR_NOT_VALID), and a file whose size
+ * report without a trusted tensor table (GGUFGUARD_ERR_NOT_VALID), and a file whose size
  * differs from the validated one or, for a report from a path or a
  * descriptor, that is another file (GGUFGUARD_ERR_CHANGED). The mapping keeps
  * its own copy of the table: the report may be freed first. The file must

@@ -98,6 +98,10 @@ class Report {
   uint64_t file_size() const { return ggufguard_report_file_size(get()); }
   // True for ValidatePrefix: the verdict says nothing of the data bytes.
   bool header_only() const { return ggufguard_report_header_only(get()) != 0; }
+  // Tensor data is in the file's byte order, not converted (ggufguard.h).
+  bool big_endian() const { return ggufguard_report_big_endian(get()) != 0; }
+  // Findings past each rule's listing limit, counted only.
+  uint64_t findings_suppressed() const { return ggufguard_report_findings_suppressed(get()); }
 
   std::vector<Finding> findings() const {
     std::vector<Finding> out;
@@ -123,7 +127,9 @@ class Report {
     return d;
   }
 
-  // The trusted table: empty unless valid().
+  // The trusted table: empty unless tensor_table_trusted(), which needs
+  // valid() and a table that keeps its promise whatever the policy allowed.
+  bool tensor_table_trusted() const { return ggufguard_report_tensor_table_trusted(get()) != 0; }
   size_t tensor_count() const { return ggufguard_tensor_count(get()); }
   ggufguard_tensor tensor(size_t i) const {
     ggufguard_tensor t;

@@ -310,3 +310,68 @@ def test_mangled_vocab_fails_where_the_manifest_says():
     report = ggufguard.validate(CORPUS / "malformed" / "ushure_vocab-gpt-2_utf8-mangled.gguf")
     assert not report.valid
     assert any(f.offset >= 339 for f in report.findings)
+
+
+def fired_rules(data):
+    return sorted({f.name for f in ggufguard.validate(data).findings})
+
+
+def test_no_policy_makes_the_tensor_table_lie():
+    # b's offset field says 0, where a lies: an overlap. A policy that
+    # disables every rule the file trips makes it valid, but the table is
+    # not handed out (before, report.tensors gave the overlapping extents).
+    arch = kv("general.architecture", 8, "tinyarch")
+    honest = gguf([arch], [("a", [4], 0, b"\0" * 16), ("b", [4], 0, b"\0" * 16)])
+    info_b = len(EMPTY) + len(arch) + (8 + 1 + 4 + 8 + 4 + 8)
+    offset_field = info_b + 8 + 1 + 4 + 8 + 4
+    lying = bytearray(honest)
+    lying[offset_field:offset_field + 8] = struct.pack("<Q", 0)
+    lying = bytes(lying)
+    assert not ggufguard.validate(lying).valid
+    policy = json.dumps({"base": "default", "disable": fired_rules(lying)})
+    report = ggufguard.validate(lying, policy)
+    assert report.valid and not report.tensor_table_trusted
+    assert report.tensors == []
+    trusted = ggufguard.validate(honest, policy)
+    assert trusted.tensor_table_trusted
+    assert [(t.name, t.offset) for t in trusted.tensors] == [("a", len(honest) - 64), ("b", len(honest) - 32)]
+
+
+def test_names_that_are_not_utf8_come_back_as_bytes():
+    data = gguf([kv("general.architecture", 8, "tinyarch")], [(b"w\xff", [4], 0, b"\0" * 16)])
+    report = ggufguard.validate(data, deep=True)
+    assert not report.valid
+    assert [t.name for t in report.deep.tensors] == [b"w\xff"]
+    assert "b'w\\xff'" in repr(report.deep.tensors[0])
+    # A policy that lets the name pass: the trusted table has it as bytes.
+    report = ggufguard.validate(data, json.dumps({"base": "default", "disable": fired_rules(data)}))
+    assert report.tensor_table_trusted and [t.name for t in report.tensors] == [b"w\xff"]
+
+
+def test_paths_and_policy_names_are_not_cut_at_a_null(tmp_path):
+    name = os.fsdecode(b"m\xff.gguf")  # not UTF-8: os.fsdecode gives a lone surrogate
+    (tmp_path / name).write_bytes(EVERY_TYPE)
+    assert ggufguard.validate(tmp_path / name).valid
+    assert ggufguard.validate(str(tmp_path / name)).valid
+    (tmp_path / "m").write_bytes(EVERY_TYPE)
+    with pytest.raises(ValueError, match="null"):
+        ggufguard.validate(str(tmp_path / "m") + "\0.gguf")
+    with pytest.raises(ValueError, match="null"):
+        ggufguard.validate(EVERY_TYPE, policy="default\0anything")
+
+
+def test_byte_order_and_suppressed_counts():
+    assert not ggufguard.validate(EVERY_TYPE).big_endian
+    keys = [kv("general.architecture", 8, "llama")] + [kv(f"no.such.key_{i}", 0, 1) for i in range(7)]
+    report = ggufguard.validate(gguf(keys), '{"base": "default", "limits": {"max_findings_per_rule": 2}}')
+    assert [f.name for f in report.findings] == ["unknown-key"] * 2
+    assert report.findings_suppressed == 5
+
+
+@needs_corpus
+def test_big_endian_files_say_so():
+    paths = sorted((CORPUS / "bigendian").glob("*.gguf"))
+    assert paths
+    for path in paths:
+        report = ggufguard.validate(path)
+        assert report.valid and report.big_endian and report.tensor_table_trusted, path

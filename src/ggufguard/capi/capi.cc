@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/text.h"
 #include "ggufguard/capi/capi_internal.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
@@ -73,7 +76,13 @@ struct ggufguard_report {
 
   std::vector<std::string> finding_codes;
   std::vector<std::string> finding_names;
+  // The trusted tensor table, copied out of the header once it passed
+  // TableRefusal (names point into tensor_names): a buffer report's getters
+  // then read nothing more from the caller's bytes. Empty, with the reason in
+  // table_refusal, otherwise.
   std::vector<std::string> tensor_names;
+  std::vector<ggufguard_tensor> table;
+  std::string table_refusal;
   std::vector<std::string> deep_tensor_names;  // one per report->deep.tensors entry
   std::vector<std::string> keys;                       // NUL-terminated copies, file order
   absl::flat_hash_map<std::string_view, size_t> key_index;  // into keys (views of them); first wins
@@ -112,6 +121,57 @@ std::vector<uint64_t> StringStarts(const ArrayView& a) {
   return starts;
 }
 
+// Why the tensor table of `report` is not handed out; empty when it keeps
+// the promise ggufguard.h makes of it: every tensor's size known and free of
+// overflow, its bytes inside the data section and the file, its offset a
+// multiple of the alignment, no two sharing a byte. The rules check all of
+// this, but a policy may disable or downgrade them (a gatekeeper's choice
+// for its verdict); a loader reading the table has not seen that policy, so
+// the promise is checked here, on the parsed header, whatever the policy
+// said. The mapping relies on it too.
+std::string TableRefusal(const ggufguard::Report& report) {
+  if (!report.valid()) return "the file is not valid: no tensor table";
+  const ggufguard::GgufHeader& h = report.header;
+  const std::string why = absl::StrCat("the policy '", ggufguard::EscapeForDisplay(report.policy_name),
+                                       "' let the file pass, but no tensor table is handed out: ");
+  if (h.tensors.empty()) return "";
+  if (!h.data_offset_known || h.alignment == 0 || (h.alignment & (h.alignment - 1)) != 0) {
+    return absl::StrCat(why, "the data section's start or alignment is unknown");
+  }
+  struct Extent {
+    uint64_t begin, end;
+    size_t index;
+  };
+  std::vector<Extent> extents;
+  extents.reserve(h.tensors.size());
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    const ggufguard::TensorInfo& t = h.tensors[i];
+    const std::string name = absl::StrCat("tensor ", i, " '", ggufguard::EscapeForDisplay(t.name), "'");
+    uint64_t end = 0;
+    if (!t.size_known || !t.absolute_known) return absl::StrCat(why, name, " has no computable size or offset");
+    if (t.absolute_offset < h.data_offset || !ggufguard::CheckedAdd(t.absolute_offset, t.byte_size, &end) ||
+        end > report.file_size) {
+      return absl::StrCat(why, name, " lies outside the data section or the file");
+    }
+    if (t.absolute_offset % h.alignment != 0) return absl::StrCat(why, name, " is not aligned to ", h.alignment);
+    if (t.n_dims > ggufguard::kMaxDims) return absl::StrCat(why, name, " has ", t.n_dims, " dimensions");
+    extents.push_back({t.absolute_offset, end, i});
+  }
+  std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t covered_end = 0;  // the furthest byte a tensor before this one reaches
+  for (const Extent& e : extents) {
+    // A tensor of no bytes shares none, wherever it points.
+    if (e.begin < e.end && e.begin < covered_end) {
+      return absl::StrCat(why, "tensor ", e.index, " '", ggufguard::EscapeForDisplay(h.tensors[e.index].name),
+                          "' shares bytes with another tensor");
+    }
+    covered_end = std::max(covered_end, e.end);
+  }
+  return "";
+}
+
 ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** out) {
   const ggufguard::Report& report = *r->report;
   r->finding_codes.reserve(report.findings.size());
@@ -121,9 +181,26 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
     const ggufguard::RuleInfo* info = ggufguard::FindRule(f.rule);
     r->finding_names.emplace_back(info ? info->name : std::string_view("unknown"));
   }
-  if (report.valid()) {
-    r->tensor_names.reserve(report.header.tensors.size());
-    for (const ggufguard::TensorInfo& t : report.header.tensors) r->tensor_names.emplace_back(t.name);
+  r->table_refusal = TableRefusal(report);
+  if (r->table_refusal.empty()) {
+    const std::vector<ggufguard::TensorInfo>& tensors = report.header.tensors;
+    r->tensor_names.reserve(tensors.size());
+    for (const ggufguard::TensorInfo& t : tensors) r->tensor_names.emplace_back(t.name);
+    // After tensor_names stops growing: the table points into its strings.
+    r->table.reserve(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const ggufguard::TensorInfo& t = tensors[i];
+      ggufguard_tensor entry{};
+      entry.name = r->tensor_names[i].c_str();
+      entry.name_length = r->tensor_names[i].size();
+      entry.ggml_type = t.ggml_type;
+      entry.n_dims = t.n_dims;
+      const std::array<uint64_t, ggufguard::kMaxDims> dims = t.dims();
+      for (size_t d = 0; d < 4; ++d) entry.ne[d] = dims[d];
+      entry.offset = t.absolute_offset;
+      entry.size = t.byte_size;
+      r->table.push_back(entry);
+    }
   }
   r->deep_tensor_names.reserve(report.deep.tensors.size());
   for (const ggufguard::DeepTensorResult& t : report.deep.tensors) {
@@ -483,6 +560,19 @@ uint32_t ggufguard_report_gguf_version(const ggufguard_report* report) {
   return report ? report->report->header.version : 0;
 }
 
+int ggufguard_report_big_endian(const ggufguard_report* report) {
+  return report && report->report->header.byte_order == ggufguard::ByteOrder::kBig ? 1 : 0;
+}
+
+uint64_t ggufguard_report_findings_suppressed(const ggufguard_report* report) {
+  if (report == nullptr) return 0;
+  uint64_t total = 0;
+  for (const auto& [rule, count] : report->report->suppressed) {
+    if (!ggufguard::CheckedAdd(total, count, &total)) return UINT64_MAX;
+  }
+  return total;
+}
+
 size_t ggufguard_finding_count(const ggufguard_report* report) { return report ? report->report->findings.size() : 0; }
 
 ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t index, ggufguard_finding* out) {
@@ -544,28 +634,18 @@ ggufguard_status ggufguard_deep_tensor_at(const ggufguard_report* report, size_t
   });
 }
 
-size_t ggufguard_tensor_count(const ggufguard_report* report) {
-  return report && report->report->valid() ? report->report->header.tensors.size() : 0;
+int ggufguard_report_tensor_table_trusted(const ggufguard_report* report) {
+  return report && report->table_refusal.empty() ? 1 : 0;
 }
+
+size_t ggufguard_tensor_count(const ggufguard_report* report) { return report ? report->table.size() : 0; }
 
 ggufguard_status ggufguard_tensor_at(const ggufguard_report* report, size_t index, ggufguard_tensor* out) {
   return Guard([&] {
     if (report == nullptr || out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or out");
-    if (!report->report->valid()) return Fail(GGUFGUARD_ERR_NOT_VALID, "the file is not valid: no tensor table");
-    const std::vector<ggufguard::TensorInfo>& tensors = report->report->header.tensors;
-    if (index >= tensors.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no tensor ", index));
-    const ggufguard::TensorInfo& t = tensors[index];
-    // A valid report has both; should a rule ever let one through without
-    // them, this says so instead of handing out garbage.
-    if (!t.size_known || !t.absolute_known) return Fail(GGUFGUARD_ERR_INTERNAL, "tensor without a checked size");
-    out->name = report->tensor_names[index].c_str();
-    out->name_length = report->tensor_names[index].size();
-    out->ggml_type = t.ggml_type;
-    out->n_dims = t.n_dims;
-    const std::array<uint64_t, ggufguard::kMaxDims> dims = t.dims();
-    for (size_t d = 0; d < 4; ++d) out->ne[d] = dims[d];
-    out->offset = t.absolute_offset;
-    out->size = t.byte_size;
+    if (!report->table_refusal.empty()) return Fail(GGUFGUARD_ERR_NOT_VALID, report->table_refusal);
+    if (index >= report->table.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no tensor ", index));
+    *out = report->table[index];
     return GGUFGUARD_OK;
   });
 }
@@ -726,5 +806,7 @@ namespace ggufguard::capi {
 
 const Report* ReportOf(const ggufguard_report* report) { return report ? report->report : nullptr; }
 const FileIdentity& IdentityOf(const ggufguard_report* report) { return report->identity; }
+const std::vector<ggufguard_tensor>& TableOf(const ggufguard_report* report) { return report->table; }
+const std::string& TableRefusalOf(const ggufguard_report* report) { return report->table_refusal; }
 
 }  // namespace ggufguard::capi

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ggufguard/ggufguard.h"
 #include "ggufguard/validate.h"
@@ -50,8 +51,13 @@ struct FileIdentity {
   uint64_t inode = 0;
 };
 
+// `report` is not NULL for the three below.
 const Report* ReportOf(const ggufguard_report* report);
 const FileIdentity& IdentityOf(const ggufguard_report* report);
+// The trusted tensor table (empty unless TableRefusalOf is empty), and why
+// it is not handed out.
+const std::vector<ggufguard_tensor>& TableOf(const ggufguard_report* report);
+const std::string& TableRefusalOf(const ggufguard_report* report);
 
 }  // namespace ggufguard::capi
 

@@ -45,7 +45,10 @@ ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufgu
     *out = nullptr;
     const ggufguard::Report* r = ggufguard::capi::ReportOf(report);
     if (r == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report");
-    if (!r->valid()) return Fail(GGUFGUARD_ERR_NOT_VALID, "the file is not valid: it is not mapped");
+    // The table TableRefusal passed, or nothing: a policy that let an
+    // overlap or an out-of-file tensor pass does not get a mapping either.
+    const std::string& refusal = ggufguard::capi::TableRefusalOf(report);
+    if (!refusal.empty()) return Fail(GGUFGUARD_ERR_NOT_VALID, absl::StrCat(refusal, ": the file is not mapped"));
     struct stat st;
     if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
     if (!S_ISREG(st.st_mode)) return Fail(GGUFGUARD_ERR_IO, "only a regular file can be mapped");
@@ -62,16 +65,16 @@ ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufgu
     if (r->file_size == 0 || r->file_size > SIZE_MAX) return Fail(GGUFGUARD_ERR_IO, "cannot map the file's size");
 
     auto m = std::make_unique<ggufguard_mapping>();
-    m->tensors.reserve(r->header.tensors.size());
-    for (const ggufguard::TensorInfo& t : r->header.tensors) {
+    const std::vector<ggufguard_tensor>& table = ggufguard::capi::TableOf(report);
+    m->tensors.reserve(table.size());
+    for (const ggufguard_tensor& t : table) {
       // Checked again here, where a wrong extent would become a wild
-      // pointer: the validation's promise, not trusted blindly.
+      // pointer: the table's promise, not trusted blindly.
       uint64_t end;
-      if (!t.size_known || !t.absolute_known || !ggufguard::CheckedAdd(t.absolute_offset, t.byte_size, &end) ||
-          end > r->file_size) {
+      if (!ggufguard::CheckedAdd(t.offset, t.size, &end) || end > r->file_size) {
         return Fail(GGUFGUARD_ERR_INTERNAL, "a validated tensor lies outside the file");
       }
-      m->tensors.push_back({t.absolute_offset, t.byte_size});
+      m->tensors.push_back({t.offset, t.size});
     }
     void* base = ::mmap(nullptr, static_cast<size_t>(r->file_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("mmap: ", std::strerror(errno)));
