@@ -248,7 +248,13 @@ TEST(CountZeroBytes, CountsAcrossVectorAndTailBoundaries) {
 TEST(EscapeForDisplay, EscapesWhatATerminalOrAReportCouldMisread) {
   EXPECT_EQ(EscapeForDisplay("ok"), "ok");
   EXPECT_EQ(EscapeForDisplay(std::string_view("a\0'\"\\\x1b\xc3", 7)), "a\\x00\\x27\\x22\\x5c\\x1b\\xc3");
-  EXPECT_EQ(EscapeForDisplay(std::string(70, 'x'), 64), std::string(64, 'x') + "...");
+  EXPECT_EQ(EscapeForDisplay(std::string(70, 'x'), 64), std::string(48, 'x') + "..." + std::string(16, 'x'));
+  EXPECT_EQ(EscapeForDisplay(std::string(64, 'x'), 64), std::string(64, 'x'));
+  // Two long names that differ only at the end read apart.
+  const std::string prefix(100, 'p');
+  EXPECT_EQ(EscapeForDisplay(prefix + "_a.weight", 64), std::string(48, 'p') + "..." + std::string(7, 'p') + "_a.weight");
+  EXPECT_NE(EscapeForDisplay(prefix + "_a.weight", 64), EscapeForDisplay(prefix + "_b.weight", 64));
+  EXPECT_EQ(EscapeForDisplay(std::string(70, 'x') + "\x1b", 8), "xxxxxx...x\\x1b");
 }
 
 }  // namespace

@@ -316,18 +316,29 @@ uint64_t CountZeroBytes(const uint8_t* data, size_t size) {
 }
 
 std::string EscapeForDisplay(std::string_view s, size_t max_bytes) {
+  // A name that is too long keeps its start and its end: tensor and key
+  // names that share a long prefix (blk.12.ffn_..., a padded attack name)
+  // differ at the end, and two of them must not read alike in a message.
+  const bool cut = s.size() > max_bytes;
+  const size_t tail = cut ? max_bytes / 4 : 0;
+  const size_t head = cut ? max_bytes - tail : s.size();
   std::string out;
-  size_t n = s.size() < max_bytes ? s.size() : max_bytes;
-  out.reserve(n + 8);
-  for (size_t i = 0; i < n; ++i) {
-    auto c = static_cast<uint8_t>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'' && c != '"') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      absl::StrAppendFormat(&out, "\\x%02x", c);
+  out.reserve(max_bytes + 8);
+  auto append = [&out](std::string_view part) {
+    for (char ch : part) {
+      auto c = static_cast<uint8_t>(ch);
+      if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'' && c != '"') {
+        out.push_back(static_cast<char>(c));
+      } else {
+        absl::StrAppendFormat(&out, "\\x%02x", c);
+      }
     }
+  };
+  append(s.substr(0, head));
+  if (cut) {
+    out += "...";
+    append(s.substr(s.size() - tail));
   }
-  if (s.size() > n) out += "...";
   return out;
 }
 

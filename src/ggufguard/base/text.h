@@ -32,8 +32,9 @@ TextScan ScanTextBulk(const uint8_t* data, size_t size);
 uint64_t CountZeroBytes(const uint8_t* data, size_t size);
 
 // Printable ASCII rendering for messages and text output: control bytes,
-// quotes, backslashes and non-ASCII bytes escaped as \xNN; at most
-// `max_bytes` input bytes, then "...".
+// quotes, backslashes and non-ASCII bytes escaped as \xNN. A longer string
+// shows `max_bytes` of its bytes: the first three quarters, "...", and the
+// last quarter, so that names sharing a long prefix stay apart.
 std::string EscapeForDisplay(std::string_view s, size_t max_bytes = 64);
 
 }  // namespace ggufguard
