@@ -52,13 +52,27 @@ SCALAR_OF_CTYPE = {
     # get_key<enum llama_pooling_type> is specialised to read a uint32_t.
     "llama_pooling_type": U32, "enum llama_pooling_type": U32,
 }
-# get_arr into std::array<T>/std::vector<T>: the element types its switch lets
-# through for T (others throw, or trip GGML_ASSERT, which aborts).
+# get_arr into std::array<T> (and get_key_or_arr, which calls it): the element
+# types its switch lets through for T; others throw (before llama.cpp #27075,
+# 2026-08, they tripped a GGML_ASSERT, which aborts). A bool array is read as
+# 0/1 integers.
 ELEMENTS_OF_CTYPE = {
     "uint32_t": frozenset([BOOL, U32, I32]), "int32_t": frozenset([BOOL, U32, I32]),
-    "int": frozenset([BOOL, U32, I32]), "float": frozenset([F32]), "std::string": frozenset([STR]),
+    "int": frozenset([BOOL, U32, I32]), "llama_token": frozenset([BOOL, U32, I32]), "float": frozenset([F32]),
+    "std::string": frozenset([STR]),
 }
+# get_arr into std::vector<T>: the same, except that since #27075 its switch
+# has no case for bool arrays, which it refuses.
+ELEMENTS_OF_VECTOR_CTYPE = dict(ELEMENTS_OF_CTYPE, **{
+    "uint32_t": frozenset([U32, I32]), "int32_t": frozenset([U32, I32]), "int": frozenset([U32, I32]),
+    "llama_token": frozenset([U32, I32]),
+})
 PER_LAYER = "per_layer"  # array length must equal block_count
+# ... or block_count - nextn_predict_layers: hparams.n_layer() is n_layer_all -
+# n_layer_nextn, and a read after the architecture read nextn_predict_layers
+# sees the difference (cohere2moe, glm-dsa); before, n_layer_nextn is still 0.
+PER_LAYER_MINUS_NEXTN = "per_layer_minus_nextn"
+NEXTN_BELOW_ASSERT = "GGML_ASSERT(hparams.n_layer_nextn < hparams.n_layer_all"
 
 
 class GenError(Exception):
@@ -245,7 +259,11 @@ def scan_reads(body, resolve_type, where):
                 always = True
             else:
                 always, only = True, None
-            reads.append(make_read(fn, args, resolve_type, always, only, set(excluded) if always else set(), where))
+            # n_layer() counts nextn_predict_layers out once it has been read
+            # (by any read: an optional one leaves 0 when the key is absent)
+            nextn_read = any(norm_ws(r.kv) == "LLM_KV_NEXTN_PREDICT_LAYERS" for r in reads)
+            reads.append(make_read(fn, args, resolve_type, always, only, set(excluded) if always else set(), where,
+                                   nextn_read))
             i = close + 1
             continue
         i += 1
@@ -254,14 +272,16 @@ def scan_reads(body, resolve_type, where):
 
 def parse_required(arg, where):
     a = norm_ws(arg).lower()
-    if a in ("false", "0"):
+    # a float literal passed where a bool is taken (deepseek32: `0.0f`)
+    # converts to false; any other number to true
+    if a == "false" or re.fullmatch(r"0+(\.0*)?f?|\.0+f?", a):
         return False
     if a in ("true", "1"):
         return True
     raise GenError("%s: cannot read the `required` argument %r" % (where, arg))
 
 
-def make_read(fn, args, resolve_type, always, only, excluded, where):
+def make_read(fn, args, resolve_type, always, only, excluded, where, nextn_read=False):
     require(args and re.match(r"^(LLM_KV_\w+|std::get<0>\(it\))$", args[0]) or fn == "get_key",
             "%s: unexpected key argument %r" % (where, args[:1]))
     kv = args[0]
@@ -287,8 +307,10 @@ def make_read(fn, args, resolve_type, always, only, excluded, where):
         elem = m.group(1)
         scalar, elements = {SCALAR_OF_CTYPE[elem]}, set(ELEMENTS_OF_CTYPE[elem])
         n_arg = norm_ws(args[2])
-        if n_arg == "hparams.n_layer":
+        if n_arg in ("hparams.n_layer", "hparams.n_layer_all") or (n_arg == "hparams.n_layer()" and not nextn_read):
             length = PER_LAYER
+        elif n_arg == "hparams.n_layer()":
+            length = PER_LAYER_MINUS_NEXTN
         elif re.match(r"^\d+$", n_arg):
             length = int(n_arg)
         else:
@@ -300,10 +322,11 @@ def make_read(fn, args, resolve_type, always, only, excluded, where):
         m = re.match(r"^std::(?:vector<\s*([\w:]+)\s*>|array<\s*([\w:]+)\s*,\s*[\w:]+\s*>)$", ctype or "")
         require(m, "%s: get_arr into %r (%s)" % (where, args[1], ctype))
         elem = m.group(1) or m.group(2)
-        require(elem in ELEMENTS_OF_CTYPE, "%s: get_arr of %s" % (where, elem))
+        accepted = ELEMENTS_OF_VECTOR_CTYPE if m.group(1) else ELEMENTS_OF_CTYPE
+        require(elem in accepted, "%s: get_arr of %s" % (where, elem))
         required = parse_required(args[2], where) if len(args) == 3 else True
         # an optional get_arr skips a non-array value
-        scalar, elements, length = (set() if required else set(ALL_SCALARS)), set(ELEMENTS_OF_CTYPE[elem]), None
+        scalar, elements, length = (set() if required else set(ALL_SCALARS)), set(accepted[elem]), None
     else:  # get_arr_n: only the length of an array of any type
         scalar, elements, length = set(), set(ALL_SCALARS), None
         required = parse_required(args[2], where) if len(args) == 3 else True
@@ -344,6 +367,8 @@ class Types:
         for m in re.finditer(r"struct\s+(llama_hparams_\w+)\s+(\w+)\s*;", self.hparams):
             self.nested[m.group(2)] = struct_fields(hp, m.group(1))
         self.model_h = strip_comments(read(tree, "src/llama-model.h"))
+        # headers whose structs a read may write a field of (`opts.flag`)
+        self.headers = [hp, self.model_h, strip_comments(read(tree, "src/llama-vocab.h"))]
 
     def resolver(self, *scopes):
         def resolve(expr):
@@ -353,6 +378,19 @@ class Types:
                 if m.group(2):
                     return find_decl(self.nested.get(m.group(1), ""), m.group(2))
                 return find_decl(self.hparams, m.group(1))
+            m = re.match(r"^(\w+)\.(\w+)$", expr)
+            if m:  # a field of a local struct: its type's declaration in a header
+                owner = None
+                for scope in scopes + (self.model_h,):
+                    owner = owner or find_decl(scope, m.group(1))
+                require(owner, "no declaration for %r" % m.group(1))
+                struct = owner.split("::")[-1]
+                for h in self.headers:
+                    fields = function_body(h, r"struct\s+" + re.escape(struct) + r"\s*\{")
+                    t = find_decl(fields, m.group(2)) if fields is not None else None
+                    if t:
+                        return t
+                raise GenError("no field %r in struct %s" % (m.group(2), struct))
             require(re.match(r"^\w+$", expr), "cannot resolve destination %r" % expr)
             for scope in scopes + (self.model_h,):
                 t = find_decl(scope, expr)
@@ -369,14 +407,32 @@ class Types:
 LOADER_FINGERPRINTS = [
     ("src/llama-model-loader.cpp", "if (kt != GKV::gt) { throw std::runtime_error(format(\"key %s has wrong type %s but expected type %s\"",
      "get_key is exact-type"),
-    ("src/llama-model-loader.cpp", "case GGUF_TYPE_BOOL: case GGUF_TYPE_UINT32: case GGUF_TYPE_INT32: GGML_ASSERT((std::is_same<T, int32_t>::value) || (std::is_same<T, uint32_t>::value)); break; case GGUF_TYPE_FLOAT32: GGML_ASSERT((std::is_same<T, float>::value)); break; case GGUF_TYPE_STRING: GGML_ASSERT((std::is_same<T, std::string>::value)); break;",
-     "get_arr element types: bool/u32/i32 into integers, f32 into float, string into string"),
+    ("src/llama-model-loader.cpp", "bool llama_model_loader::get_arr(const std::string & key, std::vector<T> & result, bool required) { "
+     "const gguf_context * ctx = metadata; const int kid = gguf_find_key(ctx, key.c_str()); if (kid < 0 || gguf_get_kv_type(ctx, kid) != GGUF_TYPE_ARRAY) { "
+     "if (required) { throw std::runtime_error(format(\"array key not found in model: %s\", key.c_str())); } return false; } "
+     "struct GGUFMeta::ArrayInfo arr_info = GGUFMeta::GKV<GGUFMeta::ArrayInfo>::get_kv(ctx, kid); bool type_ok = false; switch (arr_info.gt) { "
+     "case GGUF_TYPE_UINT32: case GGUF_TYPE_INT32: type_ok = (std::is_same<T, int32_t>::value) || (std::is_same<T, uint32_t>::value); break; "
+     "case GGUF_TYPE_FLOAT32: type_ok = (std::is_same<T, float>::value); break; case GGUF_TYPE_STRING: type_ok = (std::is_same<T, std::string>::value); break; "
+     "default: throw std::runtime_error(format(\"%s is not a string/float32/uint32/int32 array\", key.c_str())); } "
+     "if (!type_ok) { throw std::runtime_error(",
+     "get_arr into a vector: u32/i32 into integers, f32 into float, string into string, anything else refused"),
+    ("src/llama-model-loader.cpp", "bool llama_model_loader::get_arr(const std::string & key, std::array<T, N_MAX> & result, bool required) { "
+     "const gguf_context * ctx = metadata; const int kid = gguf_find_key(ctx, key.c_str()); if (kid < 0 || gguf_get_kv_type(ctx, kid) != GGUF_TYPE_ARRAY) { "
+     "if (required) { throw std::runtime_error(format(\"array key not found in model: %s\", key.c_str())); } return false; } "
+     "struct GGUFMeta::ArrayInfo arr_info = GGUFMeta::GKV<GGUFMeta::ArrayInfo>::get_kv(ctx, kid); bool type_ok = false; switch (arr_info.gt) { "
+     "case GGUF_TYPE_BOOL: case GGUF_TYPE_UINT32: case GGUF_TYPE_INT32: type_ok = (std::is_same<T, int32_t>::value) || (std::is_same<T, uint32_t>::value); break; "
+     "case GGUF_TYPE_FLOAT32: type_ok = (std::is_same<T, float>::value); break; case GGUF_TYPE_STRING: type_ok = (std::is_same<T, std::string>::value); break; "
+     "default: throw std::runtime_error(format(\"%s is not a string/float32/uint32/int32 array\", key.c_str())); } "
+     "if (!type_ok) { throw std::runtime_error(",
+     "get_arr into an array: bool/u32/i32 into integers, f32 into float, string into string, anything else refused"),
     ("src/llama-model-loader.cpp", "if (n != arr_info.length) { throw std::runtime_error(format(\"key %s has wrong array length; expected %u, got %u\"",
      "get_key_or_arr demands exactly n elements"),
     ("src/llama-model-loader.cpp", "bool llama_model_loader::get_key(enum llm_kv kid, enum llama_pooling_type & result, bool required) { uint32_t tmp;",
      "pooling_type is read as u32"),
     ("src/llama-model.cpp", "throw std::runtime_error(\"unknown model architecture: '\" + ml.get_arch_name() + \"'\");",
      "an unknown architecture is refused"),
+    ("src/llama-hparams.cpp", "uint32_t llama_hparams::n_layer() const { return n_layer_all - n_layer_nextn; }",
+     "n_layer() is block_count minus nextn_predict_layers"),
 ]
 
 
@@ -397,7 +453,7 @@ DIRECT_READS = [
     ("tokenizer.ggml.merges", set(), {STR}, "src/llama-vocab.cpp",
      "const std::string word = gguf_get_arr_str(ctx, merges_keyidx, i);"),
     ("tokenizer.ggml.precompiled_charsmap", set(), {U8, I8}, "src/llama-vocab.cpp",
-     "GGML_ASSERT(pc_type == GGUF_TYPE_INT8 || pc_type == GGUF_TYPE_UINT8);"),
+     "if (pc_type != GGUF_TYPE_INT8 && pc_type != GGUF_TYPE_UINT8) { throw std::runtime_error("),
     ("adapter.type", {STR}, set(), "src/llama-adapter.cpp", "auto adapter_type = get_kv_str(llm_kv(LLM_KV_ADAPTER_TYPE));"),
     ("adapter.lora.alpha", {F32}, set(), "src/llama-adapter.cpp", "adapter.alpha = get_kv_f32(llm_kv(LLM_KV_ADAPTER_LORA_ALPHA));"),
     ("adapter.alora.invocation_tokens", set(), {U32}, "src/llama-adapter.cpp",
@@ -435,6 +491,11 @@ class KeyTypes:
         s, e, l = self.t.get(key, (set(), set(), None))
         s = s | set(scalar)
         e = e | set(elements)
+        if length == PER_LAYER_MINUS_NEXTN:
+            # this table serves architectures that do not read the key (their
+            # own read list decides the length for those that do): any
+            # per-layer read makes it a per-layer array here
+            length = PER_LAYER
         if length is not None:
             require(l in (None, length), "%s: lengths %s and %s" % (key, l, length))
             l = length
@@ -487,6 +548,11 @@ def generate(tree, commit):
     mapping = function_body(model_cpp, r"static llama_model \* llama_model_mapping\(")
     arch_class = dict((a, c) for a, c in re.findall(r"case\s+(LLM_ARCH_\w+)\s*:\s*return\s+new\s+(\w+)\s*\(", mapping))
     require(arch_class, "llama_model_mapping has no cases")
+    # Since 2026-08 the mapping builds a llama_model_clip too, a stub that
+    # lets llama-quantize open a projector; load_hparams returns before any
+    # hyperparameter for it. A clip file is still another kind of file,
+    # read by tools/mtmd (its keys are below), not a model.
+    arch_class.pop("LLM_ARCH_CLIP", None)
 
     models_h = strip_comments(read(tree, "src/models/models.h"))
     parent = dict(re.findall(r"struct\s+(llama_model_\w+)\s*:\s*public\s+(llama_model_\w+)", models_h))
@@ -558,12 +624,24 @@ def generate(tree, commit):
             merge(common_reads, key, r, False)
 
     shapes = {}
+    nextn_below = set()  # arch enums whose load_arch_hparams asserts nextn < block_count
     for arch, cls in arch_class.items():
         found = method(cls, "load_arch_hparams")
         require(found, "%s (%s) has no load_arch_hparams" % (arch, cls))
         fn, body = found
         src = model_srcs[fn]
-        reads = scan_reads(body, types.resolver(body, src, model_cpp), "src/models/%s %s" % (fn, cls))
+        members = []  # the class's own fields (and its bases'), read into like hparams
+        c = cls
+        while c and c != "llama_model_base":
+            fields = function_body(models_h, r"struct\s+" + c + r"\s*(?::[^{;]*)?\{")
+            if fields is not None:
+                members.append(fields)
+            c = parent.get(c)
+        reads = scan_reads(body, types.resolver(body, src, *members, model_cpp), "src/models/%s %s" % (fn, cls))
+        # GG9053: most architectures that read nextn_predict_layers assert it
+        # is below block_count, right after reading it
+        if NEXTN_BELOW_ASSERT in norm_ws(body):
+            nextn_below.add(arch)
         table = arch_reads.setdefault(arch, {})
         for r in reads:
             if r.length_only:
@@ -673,7 +751,10 @@ def generate(tree, commit):
     for helper in helper_types:
         require(re.search(r"void get_" + helper + r"\(const std::string & key", clip_cpp),
                 "clip.cpp: helper get_%s changed" % helper)
-    require("output = gguf_get_val_u32(ctx_gguf.get(), i);" in clip_cpp, "clip.cpp: get_u32 no longer exact")
+    # gguf_get_val_u32 asserts the type; since 2026-08 the value is also
+    # refused above INT32_MAX (not modelled: no clip size is near it)
+    require("output = gguf_get_val_u32(ctx_gguf.get(), i);" in clip_cpp or
+            "const uint32_t val = gguf_get_val_u32(ctx_gguf.get(), i);" in clip_cpp, "clip.cpp: get_u32 no longer exact")
     for helper, key in re.findall(r"\bget_(u32|i32|f32|bool|string|arr_int)\(\s*(?:string_format\(\s*)?(KEY_\w+)", clip_cpp):
         name = clip_defs.get(key)
         if name is None or not name.startswith("clip."):
@@ -687,7 +768,11 @@ def generate(tree, commit):
 
     # imatrix.* keys (tools/imatrix writes them; llama-quantize reads them).
     imatrix = strip_comments(read(tree, "tools/imatrix/imatrix.cpp"))
-    imatrix_names = dict(re.findall(r"(LLM_KV_IMATRIX_\w+)\s*=\s*\"([^\"]+)\"", imatrix))
+    # the names: in imatrix.cpp, or since 2026-08 in common/imatrix-loader.h
+    names_src = imatrix
+    if os.path.exists(os.path.join(tree, "common/imatrix-loader.h")):
+        names_src += strip_comments(read(tree, "common/imatrix-loader.h"))
+    imatrix_names = dict(re.findall(r"(LLM_KV_IMATRIX_\w+)\s*=\s*\"([^\"]+)\"", names_src))
     imatrix_keys = KeyTypes()
     for fn, var in re.findall(r"gguf_set_(val_u32|val_str|arr_str)\(\s*\w+\s*,\s*(LLM_KV_IMATRIX_\w+)", imatrix):
         t = {"val_u32": ({U32}, set()), "val_str": ({STR}, set()), "arr_str": (set(), {STR})}[fn]
@@ -834,10 +919,11 @@ def generate(tree, commit):
         kind = "kModel" if loadable else ("kOtherFile" if name in other_kinds else "kNameOnly")
         archs.append({"enum": enum, "name": name, "kind": kind, "memory": memory,
                       "reads": reads, "shape": shapes.get(enum, {"token_embd": False, "output": False, "attention": False}),
-                      "n_embd_key": n_embd_key})
+                      "n_embd_key": n_embd_key, "nextn_below": enum in nextn_below})
     archs.append({"enum": None, "name": cvec_arch, "kind": "kOtherFile", "memory": "kNone", "reads": {},
                   "shape": {"token_embd": False, "output": False, "attention": False},
-                  "n_embd_key": "embedding_length"})
+                  "n_embd_key": "embedding_length", "nextn_below": False})
+    require(nextn_below, "no architecture asserts %r any more" % NEXTN_BELOW_ASSERT)
     archs.sort(key=lambda a: a["name"].encode())
     return emit(commit, archs, common_reads, suffixes, full, patterns)
 
@@ -868,6 +954,8 @@ def length_expr(length):
         return "kAnyLength"
     if length == PER_LAYER:
         return "kPerLayerLength"
+    if length == PER_LAYER_MINUS_NEXTN:
+        return "kPerLayerMinusNextnLength"
     return str(length)
 
 
@@ -941,6 +1029,14 @@ def emit(commit, archs, common_reads, suffixes, full, patterns):
             cpp_str(a["name"]), a["kind"], a["memory"], "true" if a["shape"]["attention"] else "false",
             "true" if a["shape"]["token_embd"] else "false", "true" if a["shape"]["output"] else "false",
             cpp_str(a["n_embd_key"]), first, count))
+    w("};")
+    w("")
+    w("// The architectures whose load_arch_hparams asserts")
+    w("// %s (aborts on nextn_predict_layers >= block_count), sorted." % NEXTN_BELOW_ASSERT)
+    w("inline constexpr std::string_view kGeneratedNextnBelowBlockCount[] = {")
+    for a in archs:
+        if a["nextn_below"]:
+            w("    %s," % cpp_str(a["name"]))
     w("};")
     w("// clang-format on")
     return "\n".join(out) + "\n"

@@ -193,6 +193,28 @@ TEST(KnownKeysTest, PerLayerArrayLength) {
   EXPECT_TRUE(IsValid(Check(ok)));
 }
 
+// cohere2moe reads attention.sliding_window_pattern per layer with
+// hparams.n_layer() after reading nextn_predict_layers: one element per layer
+// that is not a next-token-prediction layer (generated from its loader).
+TEST(KnownKeysTest, PerLayerArrayLengthLessTheNextnLayers) {
+  auto file = [](std::optional<uint32_t> nextn, size_t elements) {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("cohere2moe")).AddKv("cohere2moe.block_count", GgufValue::U32(4));
+    if (nextn) b.AddKv("cohere2moe.nextn_predict_layers", GgufValue::U32(*nextn));
+    b.AddKv("cohere2moe.attention.sliding_window_pattern", GgufValue::BoolArray(std::vector<bool>(elements, true)));
+    return b.Build();
+  };
+  auto pattern_at = [](const BuiltFile& f) {
+    return ::ggufguard::testing::KvAt(f, f.kv_offsets.size() - 1).array_elements();
+  };
+  const BuiltFile four_of_three = file(1, 4);
+  EXPECT_TRUE(HasFinding(Check(four_of_three), RuleId::kPerLayerArrayLength, pattern_at(four_of_three)));
+  EXPECT_TRUE(LacksRule(Check(file(1, 3)), RuleId::kPerLayerArrayLength));
+  EXPECT_TRUE(LacksRule(Check(file(std::nullopt, 4)), RuleId::kPerLayerArrayLength));  // absent: 0
+  const BuiltFile three_of_four = file(std::nullopt, 3);
+  EXPECT_TRUE(HasFinding(Check(three_of_four), RuleId::kPerLayerArrayLength, pattern_at(three_of_four)));
+}
+
 TEST(KnownKeysTest, HyperparameterRanges) {
   struct Case {
     std::string key;

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "ggufguard/rules/known_keys.h"
 #include "ggufguard/validate.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
@@ -103,6 +104,26 @@ TEST(LoaderAssertRulesTest, NextnLayersAboveBlockCount) {
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kNextnLayersRange));
   m.Set("llama.nextn_predict_layers", GgufValue::I32(2));  // not u32: llama.cpp refuses it, no abort
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kNextnLayersRange));
+}
+
+// glm4 (and 17 other architectures, generated) asserts nextn_predict_layers
+// < block_count as it reads it; llama only computes block_count - nextn.
+TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsBelowBlockCount) {
+  EXPECT_TRUE(AssertsNextnBelowBlockCount("glm4"));
+  EXPECT_TRUE(AssertsNextnBelowBlockCount("deepseek4"));
+  EXPECT_FALSE(AssertsNextnBelowBlockCount("llama"));
+  auto file = [](uint32_t blocks, uint32_t nextn) {
+    testing::GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("glm4"))
+        .AddKv("glm4.block_count", GgufValue::U32(blocks))
+        .AddKv("glm4.nextn_predict_layers", GgufValue::U32(nextn));
+    return b.Build();
+  };
+  const BuiltFile equal = file(2, 2);
+  EXPECT_TRUE(HasFinding(Check(equal), RuleId::kNextnLayersRange, testing::KvAt(equal, 2).payload));
+  EXPECT_TRUE(LacksRule(Check(file(2, 1)), RuleId::kNextnLayersRange));
+  const BuiltFile above = file(2, 3);
+  EXPECT_TRUE(HasFinding(Check(above), RuleId::kNextnLayersRange, testing::KvAt(above, 2).payload));
 }
 
 TEST(LoaderAssertRulesTest, RopeScalingTypeOutsideLlamaCppsTable) {

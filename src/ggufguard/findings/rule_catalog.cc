@@ -53,7 +53,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kArchitectureName, "architecture-name", E, E, "general.architecture is empty or has bytes outside [a-z0-9_-]"},
     {RuleId::kMissingHyperparameter, "missing-hyperparameter", E, E, "a model with tensors lacks a hyperparameter its loader requires"},
     {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS)"},
-    {RuleId::kPerLayerArrayLength, "per-layer-array-length", E, E, "a hyperparameter array of a length llama.cpp rejects (per-layer: block_count; rope.dimension_sections: 4)"},
+    {RuleId::kPerLayerArrayLength, "per-layer-array-length", E, E, "a hyperparameter array of a length llama.cpp rejects (per-layer: block_count, or block_count less nextn_predict_layers where read after it; rope.dimension_sections: 4)"},
     {RuleId::kHyperparameterRange, "hyperparameter-range", W, E, "a hyperparameter outside its sane range (zero size, eps not in (0, 1), ...)"},
     {RuleId::kEmbeddingShape, "embedding-shape", E, E, "token_embd/output weights that disagree with the vocabulary or embedding size"},
     {RuleId::kQuantizationVersion, "quantization-version", W, E, "quantized tensors without general.quantization_version 2"},
@@ -116,7 +116,7 @@ constexpr RuleInfo kRules[] = {
 
     {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "tensor data at a file offset that is not a multiple of 32 (llama.cpp asserts under mmap)"},
     {RuleId::kWordPieceByteToken, "wordpiece-byte-token", E, E, "a BYTE-type token in a WordPiece (bert) vocabulary (llama.cpp aborts)"},
-    {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers above block_count (llama.cpp asserts)"},
+    {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers not below block_count where the architecture asserts it, or above it (llama.cpp aborts or wraps its layer count)"},
     {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},
     {RuleId::kDuplicateToken, "duplicate-token", E, E, "two tokens with the same text, as llama.cpp reads it (llama.cpp asserts)"},
     {RuleId::kExpertCounts, "expert-counts", E, E, "{arch}.expert_count / expert_used_count / expert groups that llama.cpp asserts on"},

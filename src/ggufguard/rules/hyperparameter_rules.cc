@@ -311,6 +311,20 @@ void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uin
       ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
                    absl::StrCat("'", KeyName(kv), "' has ", kv.value().array.count, " elements for ", *blocks,
                                 " blocks: llama.cpp reads one per layer and rejects any other length"));
+    } else if (rule->array_length == kPerLayerMinusNextnLength) {
+      // hparams.n_layer() once the architecture has read nextn_predict_layers
+      // (0 when it is absent): the layers without the multi-token-prediction
+      // ones. A nextn of another type is refused, one above block_count is
+      // GG9055: no length to expect then.
+      const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
+      const std::optional<uint32_t> nextn = nextn_kv == nullptr ? std::optional<uint32_t>(0) : keys.U32(nextn_kv);
+      if (!blocks || !nextn || *nextn > *blocks) continue;
+      const uint64_t layers = *blocks - *nextn;
+      if (kv.value().array.count == layers) continue;
+      ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
+                   absl::StrCat("'", KeyName(kv), "' has ", kv.value().array.count, " elements for ", *blocks,
+                                " blocks less ", *nextn, " next-token-prediction layers: llama.cpp reads one per ",
+                                "layer (", layers, ") and rejects any other length"));
     } else if (kv.value().array.count != rule->array_length) {
       ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
                    absl::StrCat("'", KeyName(kv), "' has ", kv.value().array.count, " elements: llama.cpp reads ",

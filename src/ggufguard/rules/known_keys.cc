@@ -40,8 +40,10 @@ constexpr bool StrictlySorted(const T (&table)[N], Key key) {
 }
 constexpr std::string_view NameOf(const KnownKey& k) { return k.name; }
 constexpr std::string_view ArchNameOf(const ArchInfo& a) { return a.name; }
+constexpr std::string_view Itself(std::string_view s) { return s; }
 static_assert(StrictlySorted(kGeneratedKeys, NameOf) && StrictlySorted(kGeneratedArchKeys, NameOf) &&
-                  StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf),
+                  StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf) &&
+                  StrictlySorted(kGeneratedNextnBelowBlockCount, Itself),
               "generated tables must be sorted without repeats");
 static_assert([] {
   for (const KnownKey& k : kGeneratedPatternKeys) {
@@ -129,6 +131,10 @@ const ArchInfo* FindArchInfo(std::string_view arch) {
   auto it = std::lower_bound(std::begin(kGeneratedArchs), std::end(kGeneratedArchs), arch,
                              [](const ArchInfo& a, std::string_view n) { return a.name < n; });
   return it != std::end(kGeneratedArchs) && it->name == arch ? &*it : nullptr;
+}
+
+bool AssertsNextnBelowBlockCount(std::string_view arch) {
+  return std::binary_search(std::begin(kGeneratedNextnBelowBlockCount), std::end(kGeneratedNextnBelowBlockCount), arch);
 }
 
 absl::Span<const KnownKey> CommonReads() { return kGeneratedCommonReads; }

@@ -27,10 +27,14 @@ std::string_view LlamaCppCommit();
 using TypeSet = uint16_t;
 constexpr TypeSet TypeBit(ValueType t) { return static_cast<TypeSet>(1u << static_cast<uint32_t>(t)); }
 
-// KnownKey::array_length: any length, or exactly {arch}.block_count
-// (get_key_or_arr with hparams.n_layer); any other value is an exact count.
+// KnownKey::array_length: any length, exactly {arch}.block_count
+// (get_key_or_arr with hparams.n_layer_all, or n_layer() before the
+// architecture read nextn_predict_layers), or block_count minus
+// {arch}.nextn_predict_layers (n_layer() after it: the layers without the
+// multi-token-prediction ones); any other value is an exact count.
 inline constexpr uint16_t kAnyLength = 0;
 inline constexpr uint16_t kPerLayerLength = 0xFFFF;
+inline constexpr uint16_t kPerLayerMinusNextnLength = 0xFFFE;
 
 struct KnownKey {
   // The full key, or for architecture keys what follows "{arch}.". "{n}"
@@ -84,6 +88,11 @@ absl::Span<const KnownKey> ArchReads(const ArchInfo& arch);
 // length apply only to keys that are read; llama.cpp's saver writes every
 // {arch}.* key for every architecture, with zeros where unused.
 bool ArchReadsKey(const ArchInfo* info, std::string_view suffix);
+
+// True when llama.cpp's loader for `arch` asserts nextn_predict_layers <
+// block_count as it reads it (GGML_ASSERT: an abort, GG9053); the others
+// only need n_layer() = block_count - nextn not to wrap.
+bool AssertsNextnBelowBlockCount(std::string_view arch);
 
 // Calls f with each key llama.cpp refuses to load a model of `arch` without
 // ("context_length", "attention.layer_norm_rms_epsilon", or "=xielu.eps" for

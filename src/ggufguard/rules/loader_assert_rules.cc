@@ -74,17 +74,26 @@ void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
   }
 }
 
-// load_hparams: GGML_ASSERT(n_layer_nextn <= n_layer_all). Both keys are
-// read as exactly u32 (another type is refused, not a crash).
+// Most architectures that read {arch}.nextn_predict_layers assert, right
+// after, GGML_ASSERT(n_layer_nextn < n_layer_all): a value equal to or above
+// block_count aborts the load (generated: AssertsNextnBelowBlockCount). For
+// any architecture, hparams.n_layer() is block_count - nextn in unsigned
+// arithmetic: above block_count it wraps to about 4 billion layers. Both
+// keys are read as exactly u32 (another type is refused, not a crash).
 void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
-  if (!nextn || !blocks || *nextn <= *blocks) return;
+  if (!nextn || !blocks) return;
+  const bool asserts = AssertsNextnBelowBlockCount(keys.arch());
+  if (asserts ? *nextn < *blocks : *nextn <= *blocks) return;
   ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv->value().offset,
-               absl::StrCat("'", EscapeForDisplay(nextn_kv->key()), "' is ", *nextn, ", above block_count ", *blocks,
-                            ": llama.cpp aborts (GGML_ASSERT(n_layer_nextn <= n_layer_all)) while reading the "
-                            "hyperparameters"));
+               asserts ? absl::StrCat("'", EscapeForDisplay(nextn_kv->key()), "' is ", *nextn, ", not below block_count ",
+                                      *blocks, ": llama.cpp aborts (GGML_ASSERT(n_layer_nextn < n_layer_all)) while ",
+                                      "reading the hyperparameters")
+                       : absl::StrCat("'", EscapeForDisplay(nextn_kv->key()), "' is ", *nextn, ", above block_count ",
+                                      *blocks, ": llama.cpp's layer count (block_count - nextn_predict_layers) ",
+                                      "wraps around"));
 }
 
 // load_hparams maps {arch}.rope.scaling.type through a table of four names
