@@ -90,15 +90,23 @@ py::object Text(const char* data, size_t length) {
   return py::bytes(data, length);
 }
 
+// Raises `type` with `message`, which may quote a path's bytes as the file
+// system has them: bytes that are not UTF-8 become \xNN escapes rather than
+// a UnicodeDecodeError in place of the exception the caller catches.
+[[noreturn]] void RaiseWith(PyObject* type, const std::string& message) {
+  py::object text = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+  if (!text) throw py::error_already_set();
+  PyErr_SetObject(type, text.ptr());
+  throw py::error_already_set();
+}
+
 [[noreturn]] void Raise(ggufguard_status s) {
   const std::string message = ggufguard_last_error();
-  if (s == GGUFGUARD_ERR_IO) {
-    PyErr_SetString(PyExc_OSError, message.c_str());
-    throw py::error_already_set();
-  }
-  if (s == GGUFGUARD_ERR_POLICY || s == GGUFGUARD_ERR_INVALID_ARGUMENT) throw py::value_error(message);
+  if (s == GGUFGUARD_ERR_IO) RaiseWith(PyExc_OSError, message);
+  if (s == GGUFGUARD_ERR_POLICY || s == GGUFGUARD_ERR_INVALID_ARGUMENT) RaiseWith(PyExc_ValueError, message);
   if (s == GGUFGUARD_ERR_NO_MEMORY) throw std::bad_alloc();
-  throw std::runtime_error(std::string(ggufguard_status_name(s)) + ": " + message);
+  RaiseWith(PyExc_RuntimeError, std::string(ggufguard_status_name(s)) + ": " + message);
 }
 
 void Check(ggufguard_status s) {

@@ -235,8 +235,10 @@ GGUFGUARD_API ggufguard_status ggufguard_deep_tensor_at(const ggufguard_report* 
 GGUFGUARD_API uint64_t ggufguard_report_deep_tensors_suppressed(const ggufguard_report* report);
 
 /* ---- The trusted tensor table. Every tensor lies inside the data section
- * and the file, aligned, without overlap, its size computed without
- * overflow. These are checked again when the report is made, whatever the
+ * and the file, aligned, no two sharing a byte (a tensor of no bytes may
+ * point anywhere in the data section), its size computed without overflow.
+ * Nothing else is promised of it: a policy that disables zero-dim, for
+ * one, may hand out a tensor with an ne of 0, which ggml divides by. These are checked again when the report is made, whatever the
  * policy did with the rules that report them: a policy that disables or
  * downgrades tensor-overlap, tensor-out-of-bounds, ... may make the file
  * valid, but then no table is handed out. Reports without a trusted table

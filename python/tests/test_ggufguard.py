@@ -358,6 +358,9 @@ def test_paths_and_policy_names_are_not_cut_at_a_null(tmp_path):
         ggufguard.validate(str(tmp_path / "m") + "\0.gguf")
     with pytest.raises(ValueError, match="null"):
         ggufguard.validate(EVERY_TYPE, policy="default\0anything")
+    # The error names the path as its bytes are, escaped: still an OSError.
+    with pytest.raises(OSError, match=r"missing\\xff"):
+        ggufguard.validate(tmp_path / os.fsdecode(b"missing\xff.gguf"))
 
 
 def test_byte_order_and_suppressed_counts():

@@ -323,7 +323,7 @@ std::string EscapeForDisplay(std::string_view s, size_t max_bytes) {
   const size_t tail = cut ? max_bytes / 4 : 0;
   const size_t head = cut ? max_bytes - tail : s.size();
   std::string out;
-  out.reserve(max_bytes + 8);
+  out.reserve(head + tail + 8);
   auto append = [&out](std::string_view part) {
     for (char ch : part) {
       auto c = static_cast<uint8_t>(ch);

@@ -144,28 +144,36 @@ std::string TableRefusal(const ggufguard::Report& report) {
   };
   std::vector<Extent> extents;
   extents.reserve(h.tensors.size());
+  // A tensor's name is escaped only for a refusal: a valid file has none.
+  auto named = [&](size_t i) {
+    return absl::StrCat(why, "tensor ", i, " '", ggufguard::EscapeForDisplay(h.tensors[i].name), "'");
+  };
+  bool in_order = true;
   for (size_t i = 0; i < h.tensors.size(); ++i) {
     const ggufguard::TensorInfo& t = h.tensors[i];
-    const std::string name = absl::StrCat("tensor ", i, " '", ggufguard::EscapeForDisplay(t.name), "'");
     uint64_t end = 0;
-    if (!t.size_known || !t.absolute_known) return absl::StrCat(why, name, " has no computable size or offset");
+    if (!t.size_known || !t.absolute_known) return absl::StrCat(named(i), " has no computable size or offset");
     if (t.absolute_offset < h.data_offset || !ggufguard::CheckedAdd(t.absolute_offset, t.byte_size, &end) ||
         end > report.file_size) {
-      return absl::StrCat(why, name, " lies outside the data section or the file");
+      return absl::StrCat(named(i), " lies outside the data section or the file");
     }
-    if (t.absolute_offset % h.alignment != 0) return absl::StrCat(why, name, " is not aligned to ", h.alignment);
-    if (t.n_dims > ggufguard::kMaxDims) return absl::StrCat(why, name, " has ", t.n_dims, " dimensions");
+    if (t.absolute_offset % h.alignment != 0) return absl::StrCat(named(i), " is not aligned to ", h.alignment);
+    if (t.n_dims > ggufguard::kMaxDims) return absl::StrCat(named(i), " has ", t.n_dims, " dimensions");
+    in_order &= extents.empty() || extents.back().begin <= t.absolute_offset;
     extents.push_back({t.absolute_offset, end, i});
   }
-  std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  // Real writers place tensors in order: sorted already, as the layout rule
+  // finds too.
+  if (!in_order) {
+    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+  }
   uint64_t covered_end = 0;  // the furthest byte a tensor before this one reaches
   for (const Extent& e : extents) {
     // A tensor of no bytes shares none, wherever it points.
     if (e.begin < e.end && e.begin < covered_end) {
-      return absl::StrCat(why, "tensor ", e.index, " '", ggufguard::EscapeForDisplay(h.tensors[e.index].name),
-                          "' shares bytes with another tensor");
+      return absl::StrCat(named(e.index), " shares bytes with another tensor");
     }
     covered_end = std::max(covered_end, e.end);
   }

@@ -51,7 +51,7 @@ struct FileIdentity {
   uint64_t inode = 0;
 };
 
-// `report` is not NULL for the three below.
+// ReportOf answers NULL for NULL; `report` must not be NULL for the others.
 const Report* ReportOf(const ggufguard_report* report);
 const FileIdentity& IdentityOf(const ggufguard_report* report);
 // The trusted tensor table (empty unless TableRefusalOf is empty), and why
