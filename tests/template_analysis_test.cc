@@ -98,6 +98,23 @@ TEST(TemplateAnalysisTest, NamesComputedAtRenderTimeAreFolded) {
   });
 }
 
+// A loop over a literal empty list never runs, so its target is not
+// template-made: the request's own keys index the request's values
+// (Qwen3-Coder's tools default). A literal list that does hold names still
+// reaches them.
+TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
+  const char* clean =
+      "{% if tools is not defined %}{% set tools = [] %}{% endif %}"
+      "{% for tool in tools %}{% for k in tool if k not in ['name'] %}{{ tool[k] }}{% endfor %}{% endfor %}";
+  EXPECT_FALSE(HasError(ScanChatTemplate(clean))) << Dump(ScanChatTemplate(clean));
+  ExpectFinds({
+      {"{% if x is not defined %}{% set x = ['__class__'] %}{% endif %}{% for k in x %}{{ foo[k] }}{% endfor %}",
+       K::kDunderAccess},
+      {"{% set e = [] %}{% for k in e + ['__class__'] %}{{ foo[k] }}{% endfor %}", K::kComputedName},
+      {"{% for k in [] %}{{ foo[k ~ 'x'] }}{% endfor %}", K::kComputedName},
+  });
+}
+
 TEST(TemplateAnalysisTest, RootsBeyondTheHelperNames) {
   ExpectFinds({
       {"{{ raise_exception.__globals__ }}", K::kDunderAccess},

@@ -727,6 +727,13 @@ class Analyser {
   // What iterating over `v` gives.
   Value ElementOf(const Value& v) {
     if (v.items_numbers) return Data(kNum);
+    // A literal empty list, tuple or dict gives nothing: a loop over it
+    // never runs, so its target is not template-made either. The target
+    // still needs a value for the body's analysis; data is what it is for
+    // the case that matters, `{% if tools is not defined %}{% set tools = []
+    // %}{% endif %}` (Qwen3-Coder, Nemotron 3 Nano), where the request's
+    // tools are what a render iterates, and their own keys index them.
+    if (v.items_exact && v.items.empty() && v.size == 0 && v.origin == Origin::kData) return Data();
     if (v.items_exact) {
       Value e;
       bool first = true;
