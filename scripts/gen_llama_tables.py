@@ -73,6 +73,12 @@ PER_LAYER = "per_layer"  # array length must equal block_count
 # sees the difference (cohere2moe, glm-dsa); before, n_layer_nextn is still 0.
 PER_LAYER_MINUS_NEXTN = "per_layer_minus_nextn"
 NEXTN_BELOW_ASSERT = "GGML_ASSERT(hparams.n_layer_nextn < hparams.n_layer_all"
+NEXTN_EQUAL_ASSERT = "GGML_ASSERT(hparams.n_layer_nextn == hparams.n_layer_all"
+# GG9059: GGML_ASSERT(hparams.F OP NUMBER) or GGML_ASSERT(hparams.F) in an
+# architecture's load_arch_hparams, F read from a key in the same function.
+SIMPLE_ASSERT = re.compile(r"GGML_ASSERT\(\s*hparams\.(\w+)\s*(?:(>=|<=|==|!=|>|<)\s*(-?[0-9.]+)f?\s*)?(?:&&\s*\"[^\"]*\"\s*)?\)\s*;")
+ASSERT_OPS = {">": "kGreater", ">=": "kGreaterEqual", "<": "kLess", "<=": "kLessEqual", "==": "kEqual",
+              "!=": "kNotEqual", None: "kTrue"}
 
 
 class GenError(Exception):
@@ -331,6 +337,7 @@ def make_read(fn, args, resolve_type, always, only, excluded, where, nextn_read=
         scalar, elements, length = set(), set(ALL_SCALARS), None
         required = parse_required(args[2], where) if len(args) == 3 else True
     r = Read(kv, scalar, elements, length, required, always, only, where)
+    r.dest = norm_ws(args[1]) if len(args) > 1 else None  # the destination expression
     r.excluded = excluded
     # get_arr_n only counts an array; the key's element type is the business
     # of the code that reads its elements (tokens: the vocabulary loader)
@@ -625,6 +632,8 @@ def generate(tree, commit):
 
     shapes = {}
     nextn_below = set()  # arch enums whose load_arch_hparams asserts nextn < block_count
+    nextn_equal = set()  # ... nextn == block_count (an assistant model made of next-N layers only)
+    asserts = set()      # (arch enum, key, op, number)
     for arch, cls in arch_class.items():
         found = method(cls, "load_arch_hparams")
         require(found, "%s (%s) has no load_arch_hparams" % (arch, cls))
@@ -642,6 +651,23 @@ def generate(tree, commit):
         # is below block_count, right after reading it
         if NEXTN_BELOW_ASSERT in norm_ws(body):
             nextn_below.add(arch)
+        if NEXTN_EQUAL_ASSERT in norm_ws(body):
+            nextn_equal.add(arch)
+        # GG9059: the simple asserts on a hyperparameter this function read
+        dest_key = {}
+        for r in reads:
+            m = re.match(r"^hparams\.(\w+)$", r.dest or "")
+            if m and not r.length_only:
+                dest_key.setdefault(m.group(1), key_of(r.kv, r.where))
+        for m in SIMPLE_ASSERT.finditer(body):
+            field, op, number = m.group(1), m.group(2), m.group(3)
+            # only an assert at the function's top level runs for every file:
+            # dflash's sit under `if (hparams.dsv4_hc_mult > 0)`
+            before = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', '""', body[:m.start()])
+            if before.count("{") != before.count("}"):
+                continue
+            if field in dest_key and field != "n_layer_nextn":
+                asserts.add((arch, dest_key[field], ASSERT_OPS[op], float(number) if number else 0.0))
         table = arch_reads.setdefault(arch, {})
         for r in reads:
             if r.length_only:
@@ -919,10 +945,12 @@ def generate(tree, commit):
         kind = "kModel" if loadable else ("kOtherFile" if name in other_kinds else "kNameOnly")
         archs.append({"enum": enum, "name": name, "kind": kind, "memory": memory,
                       "reads": reads, "shape": shapes.get(enum, {"token_embd": False, "output": False, "attention": False}),
-                      "n_embd_key": n_embd_key, "nextn_below": enum in nextn_below})
+                      "n_embd_key": n_embd_key, "nextn_below": enum in nextn_below,
+                      "nextn_equal": enum in nextn_equal,
+                      "asserts": sorted((k, op, n) for a, k, op, n in asserts if a == enum)})
     archs.append({"enum": None, "name": cvec_arch, "kind": "kOtherFile", "memory": "kNone", "reads": {},
                   "shape": {"token_embd": False, "output": False, "attention": False},
-                  "n_embd_key": "embedding_length", "nextn_below": False})
+                  "n_embd_key": "embedding_length", "nextn_below": False, "nextn_equal": False, "asserts": []})
     require(nextn_below, "no architecture asserts %r any more" % NEXTN_BELOW_ASSERT)
     archs.sort(key=lambda a: a["name"].encode())
     return emit(commit, archs, common_reads, suffixes, full, patterns)
@@ -1037,6 +1065,22 @@ def emit(commit, archs, common_reads, suffixes, full, patterns):
     for a in archs:
         if a["nextn_below"]:
             w("    %s," % cpp_str(a["name"]))
+    w("};")
+    w("// ... and those that assert %s (an assistant model of" % NEXTN_EQUAL_ASSERT)
+    w("// next-N layers only: any other value aborts, an absent key too), sorted.")
+    w("inline constexpr std::string_view kGeneratedNextnEqualBlockCount[] = {")
+    for a in archs:
+        if a["nextn_equal"]:
+            w("    %s," % cpp_str(a["name"]))
+    w("};")
+    w("")
+    w("// GGML_ASSERT(hparams.F OP NUMBER) or GGML_ASSERT(hparams.F) in an")
+    w("// architecture's load_arch_hparams, with F read from the key named")
+    w("// (\"{arch}.\" suffix): a value that breaks it aborts the load. By arch, key.")
+    w("inline constexpr ArchAssert kGeneratedArchAsserts[] = {")
+    for a in archs:
+        for key, op, number in a["asserts"]:
+            w("    {%s, %s, AssertOp::%s, %r}," % (cpp_str(a["name"]), cpp_str(key), op, number))
     w("};")
     w("// clang-format on")
     return "\n".join(out) + "\n"

@@ -126,6 +126,58 @@ TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsBelowBlockCoun
   EXPECT_TRUE(HasFinding(Check(above), RuleId::kNextnLayersRange, testing::KvAt(above, 2).payload));
 }
 
+// gemma4-assistant asserts nextn_predict_layers == block_count: anything
+// else aborts, the key absent (0) too, in a model with tensors.
+TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsAllOfThem) {
+  EXPECT_TRUE(AssertsNextnEqualBlockCount("gemma4-assistant"));
+  auto file = [](std::optional<uint32_t> nextn, bool tensors) {
+    testing::GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("gemma4-assistant"))
+        .AddKv("gemma4-assistant.block_count", GgufValue::U32(4));
+    if (nextn) b.AddKv("gemma4-assistant.nextn_predict_layers", GgufValue::U32(*nextn));
+    if (tensors) b.AddTensor("output_norm.weight", {8}, 0);
+    return b.Build();
+  };
+  const BuiltFile three = file(3, true);
+  EXPECT_TRUE(HasFinding(Check(three), RuleId::kNextnLayersRange, testing::KvAt(three, 2).payload));
+  const BuiltFile absent = file(std::nullopt, true);
+  EXPECT_TRUE(HasFinding(Check(absent), RuleId::kNextnLayersRange, testing::KvAt(absent, 0).string_bytes()));
+  EXPECT_TRUE(LacksRule(Check(file(4, true)), RuleId::kNextnLayersRange));
+  EXPECT_TRUE(LacksRule(Check(file(std::nullopt, false)), RuleId::kNextnLayersRange));  // vocabulary only
+}
+
+// The asserts generated from the architectures' loaders, on values in the
+// file, of the type the loader reads; not on absent keys or other types.
+TEST(LoaderAssertRulesTest, HyperparameterAssertsOfTheArchitecturesLoader) {
+  ASSERT_EQ(ArchAsserts("minimax-m3").size(), 1u);
+  EXPECT_TRUE(ArchAsserts("llama").empty());
+  auto file = [](const std::string& arch, std::vector<std::pair<std::string, GgufValue>> kvs) {
+    testing::GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str(arch));
+    for (auto& [k, v] : kvs) b.AddKv(arch + "." + k, v);
+    b.AddTensor("output_norm.weight", {8}, 0);
+    return b.Build();
+  };
+  const BuiltFile zero = file("minimax-m3", {{"attention.indexer.block_size", GgufValue::U32(0)}});
+  EXPECT_TRUE(HasFinding(Check(zero), RuleId::kHyperparameterAssert, testing::KvAt(zero, 1).payload));
+  EXPECT_TRUE(LacksRule(Check(file("minimax-m3", {{"attention.indexer.block_size", GgufValue::U32(64)}})),
+                        RuleId::kHyperparameterAssert));
+  // Another type is refused by get_key (GG4004), not asserted on; absent: the default.
+  EXPECT_TRUE(LacksRule(Check(file("minimax-m3", {{"attention.indexer.block_size", GgufValue::I32(0)}})),
+                        RuleId::kHyperparameterAssert));
+  EXPECT_TRUE(LacksRule(Check(file("minimax-m3", {})), RuleId::kHyperparameterAssert));
+  const BuiltFile gate = file("bailingmoe3", {{"kda.safe_gate", GgufValue::Bool(false)},
+                                              {"kda.gate_lower_bound", GgufValue::F32(0.0f)}});
+  EXPECT_TRUE(HasFinding(Check(gate), RuleId::kHyperparameterAssert, testing::KvAt(gate, 1).payload));
+  EXPECT_TRUE(HasFinding(Check(gate), RuleId::kHyperparameterAssert, testing::KvAt(gate, 2).payload));
+  EXPECT_TRUE(LacksRule(Check(file("bailingmoe3", {{"kda.safe_gate", GgufValue::Bool(true)},
+                                                   {"kda.gate_lower_bound", GgufValue::F32(-5.0f)}})),
+                        RuleId::kHyperparameterAssert));
+  // The same key under an architecture whose loader does not assert on it.
+  EXPECT_TRUE(LacksRule(Check(file("llama", {{"attention.indexer.block_size", GgufValue::U32(0)}})),
+                        RuleId::kHyperparameterAssert));
+}
+
 TEST(LoaderAssertRulesTest, RopeScalingTypeOutsideLlamaCppsTable) {
   TinyModel m = MakeTinyModel();
   for (const char* name : {"dynamic", "YARN", "linear ", "", "su"}) {

@@ -590,6 +590,9 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kNegativeNormEpsilon, arch("llama")
                                         .AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::F32(-1.0f))
                                         .AddTensor("output_norm.weight", {8}, 0));
+  add(RuleId::kHyperparameterAssert, arch("minimax-m3")
+                                         .AddKv("minimax-m3.attention.indexer.block_size", GgufValue::U32(0))
+                                         .AddTensor("output_norm.weight", {8}, 0));
   return r;
 }
 

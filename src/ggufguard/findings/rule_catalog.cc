@@ -123,6 +123,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kKvHeadsPerLayer, "kv-heads-per-layer", E, E, "head_count_kv that differs between attention layers of an architecture whose K/V tensors have one width (llama.cpp asserts on a context)"},
     {RuleId::kUncomputableTensorType, "uncomputable-tensor-type", E, E, "a model tensor of a ggml type llama.cpp's CPU kernels cannot compute with (integer, f64, Q8_1/Q8_K; a 1-D weight not in f32)"},
     {RuleId::kNegativeNormEpsilon, "negative-norm-epsilon", E, E, "{arch}.attention.layer_norm_epsilon or layer_norm_rms_epsilon below 0 (every ggml backend asserts on the first token)"},
+    {RuleId::kHyperparameterAssert, "hyperparameter-assert", E, E, "a hyperparameter value that an architecture's llama.cpp loader asserts against as it reads it (GGML_ASSERT: the process aborts)"},
 };
 
 static_assert([] {

@@ -131,6 +131,7 @@ enum class RuleId : uint16_t {
   kKvHeadsPerLayer = 9056,
   kUncomputableTensorType = 9057,
   kNegativeNormEpsilon = 9058,
+  kHyperparameterAssert = 9059,
 };
 
 struct RuleInfo {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
@@ -43,7 +44,8 @@ constexpr std::string_view ArchNameOf(const ArchInfo& a) { return a.name; }
 constexpr std::string_view Itself(std::string_view s) { return s; }
 static_assert(StrictlySorted(kGeneratedKeys, NameOf) && StrictlySorted(kGeneratedArchKeys, NameOf) &&
                   StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf) &&
-                  StrictlySorted(kGeneratedNextnBelowBlockCount, Itself),
+                  StrictlySorted(kGeneratedNextnBelowBlockCount, Itself) &&
+                  StrictlySorted(kGeneratedNextnEqualBlockCount, Itself),
               "generated tables must be sorted without repeats");
 static_assert([] {
   for (const KnownKey& k : kGeneratedPatternKeys) {
@@ -135,6 +137,26 @@ const ArchInfo* FindArchInfo(std::string_view arch) {
 
 bool AssertsNextnBelowBlockCount(std::string_view arch) {
   return std::binary_search(std::begin(kGeneratedNextnBelowBlockCount), std::end(kGeneratedNextnBelowBlockCount), arch);
+}
+
+bool AssertsNextnEqualBlockCount(std::string_view arch) {
+  return std::binary_search(std::begin(kGeneratedNextnEqualBlockCount), std::end(kGeneratedNextnEqualBlockCount), arch);
+}
+
+static_assert([] {
+  for (size_t i = 1; i < std::size(kGeneratedArchAsserts); ++i) {
+    const ArchAssert &a = kGeneratedArchAsserts[i - 1], &b = kGeneratedArchAsserts[i];
+    if (!(a.arch < b.arch || (a.arch == b.arch && a.key <= b.key))) return false;
+  }
+  return true;
+}(), "arch asserts must be sorted by architecture");
+
+absl::Span<const ArchAssert> ArchAsserts(std::string_view arch) {
+  const ArchAssert* first = std::lower_bound(std::begin(kGeneratedArchAsserts), std::end(kGeneratedArchAsserts), arch,
+                                             [](const ArchAssert& a, std::string_view n) { return a.arch < n; });
+  const ArchAssert* last = first;
+  while (last != std::end(kGeneratedArchAsserts) && last->arch == arch) ++last;
+  return absl::Span<const ArchAssert>(first, static_cast<size_t>(last - first));
 }
 
 absl::Span<const KnownKey> CommonReads() { return kGeneratedCommonReads; }

@@ -90,9 +90,26 @@ absl::Span<const KnownKey> ArchReads(const ArchInfo& arch);
 bool ArchReadsKey(const ArchInfo* info, std::string_view suffix);
 
 // True when llama.cpp's loader for `arch` asserts nextn_predict_layers <
-// block_count as it reads it (GGML_ASSERT: an abort, GG9053); the others
+// block_count as it reads it (GGML_ASSERT: an abort, GG9052); the others
 // only need n_layer() = block_count - nextn not to wrap.
 bool AssertsNextnBelowBlockCount(std::string_view arch);
+// True when it asserts nextn_predict_layers == block_count (gemma4-assistant,
+// a model of next-N layers only; the key absent reads as 0).
+bool AssertsNextnEqualBlockCount(std::string_view arch);
+
+// GGML_ASSERT(hparams.F OP number), or GGML_ASSERT(hparams.F) (kTrue), at the
+// top level of an architecture's load_arch_hparams, F read from `key` (an
+// "{arch}." suffix) in the same function: a value that breaks it aborts the
+// load (GG9059). Generated (scripts/gen_llama_tables.py).
+enum class AssertOp : uint8_t { kTrue, kGreater, kGreaterEqual, kLess, kLessEqual, kEqual, kNotEqual };
+struct ArchAssert {
+  std::string_view arch;
+  std::string_view key;
+  AssertOp op;
+  double number;
+};
+// The asserts of `arch`'s loader (none for an architecture without).
+absl::Span<const ArchAssert> ArchAsserts(std::string_view arch);
 
 // Calls f with each key llama.cpp refuses to load a model of `arch` without
 // ("context_length", "attention.layer_norm_rms_epsilon", or "=xielu.eps" for

@@ -84,7 +84,20 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
-  if (!nextn || !blocks) return;
+  if (!blocks) return;
+  // gemma4-assistant is made of next-N layers only and asserts that they are
+  // all of them; the key absent reads as 0 there (a model with tensors: a
+  // vocabulary-only load stops before the hyperparameters).
+  if (AssertsNextnEqualBlockCount(keys.arch()) && !ctx.header.tensors.empty() &&
+      (nextn_kv == nullptr || (nextn && *nextn != *blocks))) {
+    ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv ? nextn_kv->value().offset : keys.arch_kv()->value().offset,
+                 absl::StrCat("'", EscapeForDisplay(keys.arch()), ".nextn_predict_layers' is ", nextn.value_or(0),
+                              nextn_kv ? "" : " (absent)", ", not block_count ", *blocks,
+                              ": llama.cpp's loader for this architecture aborts (GGML_ASSERT(n_layer_nextn == ",
+                              "n_layer_all))"));
+    return;
+  }
+  if (!nextn) return;
   const bool asserts = AssertsNextnBelowBlockCount(keys.arch());
   if (asserts ? *nextn < *blocks : *nextn <= *blocks) return;
   ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv->value().offset,
@@ -328,9 +341,56 @@ void CheckNormEpsilon(RuleContext& ctx, const KeyIndex& keys) {
   }
 }
 
+// The simple asserts of an architecture's load_arch_hparams on a value it
+// has just read (generated: ArchAsserts). Only a value in the file is judged:
+// where the key is absent the loader's default stands, and the generator
+// keeps only asserts at the function's top level, which run for every file.
+// The value is read as llama.cpp reads it: a key of another type is refused
+// (GG4004), not asserted on.
+void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || ctx.header.tensors.empty()) return;
+  for (const ArchAssert& a : ArchAsserts(keys.arch())) {
+    const KeyValue* kv = keys.FindArch(a.key);
+    if (kv == nullptr) continue;
+    std::optional<KeyRule> rule = FindKeyRule(CStringKey(kv->key()), keys.arch(), info);
+    if (!rule || !AcceptsValue(*rule, kv->value()) || kv->type() == ValueType::kArray) continue;
+    const Value v = kv->value();
+    std::optional<double> x;  // what the loader's field holds
+    if (v.type == ValueType::kBool) {
+      x = v.bytes.empty() ? std::nullopt : std::optional<double>(v.bytes[0] != 0 ? 1 : 0);
+    } else if (v.type == ValueType::kFloat32 || v.type == ValueType::kFloat64) {
+      x = v.AsDouble();
+    } else if (const std::optional<int64_t> i = v.AsSigned()) {
+      x = static_cast<double>(*i);
+    } else if (const std::optional<uint64_t> u = v.AsUnsigned()) {
+      x = static_cast<double>(*u);
+    }
+    if (!x) continue;
+    bool holds = true;
+    const char* op = "";
+    switch (a.op) {
+      case AssertOp::kTrue: holds = *x != 0; op = ""; break;
+      case AssertOp::kGreater: holds = *x > a.number; op = " > "; break;
+      case AssertOp::kGreaterEqual: holds = *x >= a.number; op = " >= "; break;
+      case AssertOp::kLess: holds = *x < a.number; op = " < "; break;
+      case AssertOp::kLessEqual: holds = *x <= a.number; op = " <= "; break;
+      case AssertOp::kEqual: holds = *x == a.number; op = " == "; break;
+      case AssertOp::kNotEqual: holds = *x != a.number; op = " != "; break;
+    }
+    if (holds) continue;
+    ctx.sink.Add(RuleId::kHyperparameterAssert, v.offset,
+                 absl::StrCat("'", EscapeForDisplay(kv->key(), 96), "' is ", *x, ": llama.cpp's ",
+                              EscapeForDisplay(keys.arch()), " loader asserts it", a.op == AssertOp::kTrue ? " is true" : op,
+                              a.op == AssertOp::kTrue ? "" : absl::StrCat(a.number),
+                              " as it reads the hyperparameters (GGML_ASSERT: the process aborts)"));
+  }
+}
+
 }  // namespace
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
+  CheckArchAsserts(ctx, keys);
   CheckTensorDataAlignment(ctx);
   CheckWordPieceByteTokens(ctx, keys);
   CheckNextnLayers(ctx, keys);
