@@ -173,6 +173,13 @@ TEST(LoaderAssertRulesTest, HyperparameterAssertsOfTheArchitecturesLoader) {
   EXPECT_TRUE(LacksRule(Check(file("bailingmoe3", {{"kda.safe_gate", GgufValue::Bool(true)},
                                                    {"kda.gate_lower_bound", GgufValue::F32(-5.0f)}})),
                         RuleId::kHyperparameterAssert));
+  // wavtokenizer-dec's sub-networks may not have more blocks than the model
+  // (the common load_hparams asserts it).
+  const BuiltFile posnet = file("wavtokenizer-dec", {{"block_count", GgufValue::U32(2)},
+                                                     {"posnet.block_count", GgufValue::U32(3)},
+                                                     {"convnext.block_count", GgufValue::U32(2)}});
+  EXPECT_TRUE(HasFinding(Check(posnet), RuleId::kHyperparameterAssert, testing::KvAt(posnet, 2).payload));
+  EXPECT_EQ(testing::CountRule(Check(posnet), RuleId::kHyperparameterAssert), 1u);
   // The same key under an architecture whose loader does not assert on it.
   EXPECT_TRUE(LacksRule(Check(file("llama", {{"attention.indexer.block_size", GgufValue::U32(0)}})),
                         RuleId::kHyperparameterAssert));

@@ -385,6 +385,19 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
                               a.op == AssertOp::kTrue ? "" : absl::StrCat(a.number),
                               " as it reads the hyperparameters (GGML_ASSERT: the process aborts)"));
   }
+  // The common part of load_hparams, for wavtokenizer-dec only:
+  // GGML_ASSERT(hparams.posnet.n_layer <= hparams.n_layer_all), and the same
+  // for convnext (each read as exactly u32, like block_count).
+  if (keys.arch() != "wavtokenizer-dec") return;
+  const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+  for (std::string_view suffix : {"posnet.block_count", "convnext.block_count"}) {
+    const KeyValue* kv = keys.FindArch(suffix);
+    const std::optional<uint32_t> n = keys.U32(kv);
+    if (!blocks || !n || *n <= *blocks) continue;
+    ctx.sink.Add(RuleId::kHyperparameterAssert, kv->value().offset,
+                 absl::StrCat("'", EscapeForDisplay(kv->key(), 96), "' is ", *n, ", above block_count ", *blocks,
+                              ": llama.cpp's load_hparams asserts it is not (GGML_ASSERT: the process aborts)"));
+  }
 }
 
 }  // namespace
