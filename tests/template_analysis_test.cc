@@ -98,10 +98,13 @@ TEST(TemplateAnalysisTest, NamesComputedAtRenderTimeAreFolded) {
   });
 }
 
-// A loop over a literal empty list never runs, so its target is not
-// template-made: the request's own keys index the request's values
-// (Qwen3-Coder's tools default). A literal list that does hold names still
-// reaches them.
+// A name a branch may set keeps, when the branch does not run, what it had:
+// for one nothing bound, the request's value. So the request's own keys
+// index the request's tools after Qwen3-Coder's `set tools = []` default. A
+// literal list still reaches its names however it is joined, and a list
+// filled through a namespace attribute is not the empty literal it started
+// as (a review's laundering attempts, each a working exploit in Jinja2
+// without its sandbox).
 TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
   const char* clean =
       "{% if tools is not defined %}{% set tools = [] %}{% endif %}"
@@ -112,6 +115,13 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
        K::kDunderAccess},
       {"{% set e = [] %}{% for k in e + ['__class__'] %}{{ foo[k] }}{% endfor %}", K::kComputedName},
       {"{% for k in [] %}{{ foo[k ~ 'x'] }}{% endfor %}", K::kComputedName},
+      {"{% set l = ['__class__'] %}{% if x %}{% set l = ['a'] %}{% endif %}{% for k in l %}{{ foo[k] }}{% endfor %}",
+       K::kDunderAccess},
+      {"{% for k in (['__class__'] if x else ['a']) %}{{ foo[k] }}{% endfor %}", K::kComputedName},
+      {"{% set ns = namespace(l=[], a=[]) %}{% set _ = ns.l.append(lipsum) %}"
+       "{% set _ = ns.a.append('_'*2 ~ 'globals' ~ '_'*2) %}"
+       "{% for f in ns.l %}{% for a in ns.a %}{{ f[a] }}{% endfor %}{% endfor %}",
+       K::kComputedName},
   });
 }
 

@@ -53,6 +53,10 @@ struct Value {
   bool items_exact = false;       // a list/tuple/dict whose elements/keys are `items`
   bool items_numbers = false;     // ... and they are numbers (range)
   std::vector<std::string> items;
+  // Not items_exact, but some elements are known: strings that one of the
+  // values joined into this one holds (`{% if x %}{% set l = ['a'] %}{% endif
+  // %}`, `['__class__'] if x else y`). Iterating gives them among the rest.
+  std::vector<std::string> maybe_items;
   NodeId macro = kNoNode;         // a reference to this {% macro %}
   bool reached = false;           // reached into a root already (reported once per chain)
 };
@@ -184,13 +188,30 @@ Value Join(const Value& a, const Value& b) {
     v.items_exact = true;
     v.items = a.items;
     v.items_numbers = a.items_numbers && b.items_numbers;
+  } else {
+    // Two lists of different literals, or a literal list and anything else:
+    // the strings either side may yield are kept for the name checks (before,
+    // they were dropped and the elements counted as chat data), up to a bound
+    // past which the value is template-made anyway.
+    for (const Value* x : {&a, &b}) {
+      if (x->items_numbers) continue;
+      for (const std::string& s : x->items_exact ? x->items : x->maybe_items) {
+        if (std::find(v.maybe_items.begin(), v.maybe_items.end(), s) != v.maybe_items.end()) continue;
+        if (v.maybe_items.size() >= 4 * kMaxStrings) {
+          MergeOrigin(&v, Computed());
+          break;
+        }
+        v.maybe_items.push_back(s);
+      }
+    }
   }
   return v;
 }
 
 bool SameValue(const Value& a, const Value& b) {
   return a.mask == b.mask && a.exact == b.exact && a.strs == b.strs && a.number == b.number &&
-         a.origin == b.origin && a.root == b.root && a.items_exact == b.items_exact && a.items == b.items;
+         a.origin == b.origin && a.root == b.root && a.items_exact == b.items_exact && a.items == b.items &&
+         a.maybe_items == b.maybe_items;
 }
 
 // Unknown, but keeps the mask and the worst origin: what a loop-carried
@@ -720,20 +741,19 @@ class Analyser {
       const Value* now = Lookup(t.key);
       if (!t.set_now) continue;
       const bool shared = t.key.find('\x01') != std::string::npos;
-      Assign(t.key, now && truth != 1 ? Join(t.now, *now) : t.now, shared);
+      // When the then-branch may not run, the name keeps what it was: its
+      // binding, or for a name nothing bound what a lookup of it gives (the
+      // request's value). `{% if tools is not defined %}{% set tools = [] %}
+      // {% endif %}` (Qwen3-Coder, Nemotron 3 Nano) leaves the request's tools
+      // or an empty list, not a template-made list: values read out of them by
+      // their own keys are the request's.
+      Assign(t.key, truth != 1 ? Join(t.now, now ? *now : Unbound(t.key, shared)) : t.now, shared);
     }
   }
 
   // What iterating over `v` gives.
   Value ElementOf(const Value& v) {
     if (v.items_numbers) return Data(kNum);
-    // A literal empty list, tuple or dict gives nothing: a loop over it
-    // never runs, so its target is not template-made either. The target
-    // still needs a value for the body's analysis; data is what it is for
-    // the case that matters, `{% if tools is not defined %}{% set tools = []
-    // %}{% endif %}` (Qwen3-Coder, Nemotron 3 Nano), where the request's
-    // tools are what a render iterates, and their own keys index them.
-    if (v.items_exact && v.items.empty() && v.size == 0 && v.origin == Origin::kData) return Data();
     if (v.items_exact) {
       Value e;
       bool first = true;
@@ -759,6 +779,7 @@ class Analyser {
     }
     Value e = Derived(v);
     if (v.origin == Origin::kRoot) e = RootValue(v.root);
+    for (const std::string& s : v.maybe_items) e = Join(e, Str(s, true));
     return e;
   }
 
@@ -1166,6 +1187,20 @@ class Analyser {
         return Join(t, f);
       }
     }
+    return Data();
+  }
+
+  // What a name no statement has bound evaluates to, as EvalName finds it
+  // (without its findings): a macro, a global or dangerous name, or the
+  // request's data. A namespace attribute (`shared`) unset is data too.
+  Value Unbound(const std::string& name, bool shared) const {
+    if (shared) return Data();
+    if (auto it = macros_.find(name); it != macros_.end()) {
+      Value m = RootValue(absl::StrCat("macro:", name));
+      m.macro = it->second;
+      return m;
+    }
+    if (In(kGlobals, name) || In(kDangerousNames, name)) return RootValue(name);
     return Data();
   }
 
@@ -1607,8 +1642,17 @@ class Analyser {
     // Mutation: the list or dict is no longer what its literal said.
     if (m == "append" || m == "extend" || m == "insert" || m == "update" || m == "setdefault" || m == "pop" ||
         m == "remove" || m == "clear" || m == "reverse" || m == "sort") {
+      // The receiver: a variable, or a namespace attribute (`ns.l.append(x)`,
+      // whose slot is shared). A receiver reached another way (an alias, a
+      // subscript) is not followed: see docs/rules/GG8012.md.
+      std::string var;
       if (obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kName) {
-        const std::string var(p_.expr(obj_expr).name);
+        var = std::string(p_.expr(obj_expr).name);
+      } else if (obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kGetAttr &&
+                 p_.expr(obj_expr).a != kNoNode && p_.expr(p_.expr(obj_expr).a).kind == ExprKind::kName) {
+        var = NsKey(p_.expr(p_.expr(obj_expr).a).name, p_.expr(obj_expr).name);
+      }
+      if (!var.empty()) {
         if (const Value* cur = Lookup(var)) {
           Value v = Widen(*cur);
           v.mask = cur->mask;
