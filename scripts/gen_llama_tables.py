@@ -953,7 +953,13 @@ def generate(tree, commit):
                   "n_embd_key": "embedding_length", "nextn_below": False, "nextn_equal": False, "asserts": []})
     require(nextn_below, "no architecture asserts %r any more" % NEXTN_BELOW_ASSERT)
     archs.sort(key=lambda a: a["name"].encode())
-    return emit(commit, archs, common_reads, suffixes, full, patterns)
+    hparams_h = strip_comments(read(tree, "src/llama-hparams.h"))
+    limits = {}
+    for name in ("LLAMA_MAX_LAYERS", "LLAMA_MAX_EXPERTS"):
+        m = re.search(r"#define\s+" + name + r"\s+(\d+)", hparams_h)
+        require(m, "src/llama-hparams.h: no #define %s" % name)
+        limits[name] = int(m.group(1))
+    return emit(commit, archs, common_reads, suffixes, full, patterns, limits)
 
 
 # ---------------------------------------------------------------------------
@@ -999,7 +1005,7 @@ def key_row(name, entry):
                                      "true" if required else "false")
 
 
-def emit(commit, archs, common_reads, suffixes, full, patterns):
+def emit(commit, archs, common_reads, suffixes, full, patterns, limits):
     out = []
     w = out.append
 
@@ -1015,6 +1021,9 @@ def emit(commit, archs, common_reads, suffixes, full, patterns):
     w("// clang-format off")
     w("")
     w("inline constexpr std::string_view kLlamaCppCommit = %s;" % cpp_str(commit))
+    w("// src/llama-hparams.h's limits (known_keys.cc checks the rules use them).")
+    w("inline constexpr uint32_t kGeneratedLlamaMaxLayers = %d;" % limits["LLAMA_MAX_LAYERS"])
+    w("inline constexpr uint32_t kGeneratedLlamaMaxExperts = %d;" % limits["LLAMA_MAX_EXPERTS"])
     table("kGeneratedKeys",
           ["Whole key names: what llama.cpp's loader, vocabulary, adapter, clip and",
            "imatrix code read them as (else what llama.cpp's saver or gguf-py writes)."],

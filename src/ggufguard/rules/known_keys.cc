@@ -1,4 +1,5 @@
 #include "ggufguard/rules/known_keys.h"
+#include "ggufguard/rules/rules.h"
 
 #include <algorithm>
 #include <array>
@@ -42,6 +43,8 @@ constexpr bool StrictlySorted(const T (&table)[N], Key key) {
 constexpr std::string_view NameOf(const KnownKey& k) { return k.name; }
 constexpr std::string_view ArchNameOf(const ArchInfo& a) { return a.name; }
 constexpr std::string_view Itself(std::string_view s) { return s; }
+static_assert(kGeneratedLlamaMaxLayers == kLlamaMaxLayers && kGeneratedLlamaMaxExperts == kLlamaMaxExperts,
+              "llama.cpp changed LLAMA_MAX_LAYERS or LLAMA_MAX_EXPERTS: update rules/rules.h and the rules using them");
 static_assert(StrictlySorted(kGeneratedKeys, NameOf) && StrictlySorted(kGeneratedArchKeys, NameOf) &&
                   StrictlySorted(kGeneratedCommonReads, NameOf) && StrictlySorted(kGeneratedArchs, ArchNameOf) &&
                   StrictlySorted(kGeneratedNextnBelowBlockCount, Itself) &&

@@ -124,10 +124,7 @@ void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
                             "!= LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)) while reading the hyperparameters"));
 }
 
-// llama.cpp's LLAMA_MAX_EXPERTS in the sources the tables come from (512,
-// "Qwen3 Next"; it was 256 before 2026 and is 1024 in some later builds: a
-// file between two limits aborts the older loaders, and none exists yet).
-constexpr uint32_t kMaxExperts = 512;
+constexpr uint32_t kMaxExperts = kLlamaMaxExperts;
 
 // load_hparams reads the four expert counts (u32, optional, 0 when absent)
 // for every architecture and asserts, before it looks at any tensor:

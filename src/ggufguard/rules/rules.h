@@ -24,6 +24,10 @@ namespace ggufguard {
 // per-layer std::arrays are this long, so per-layer rules walk at most this
 // many layers.
 inline constexpr uint32_t kLlamaMaxLayers = 512;
+// llama.cpp's LLAMA_MAX_EXPERTS (1024 since Kimi K3; 512 before, 256 before
+// 2026): load_hparams asserts expert_count is at most this (GG9055). A file
+// between two limits aborts the older loaders.
+inline constexpr uint32_t kLlamaMaxExperts = 1024;
 
 struct RuleContext {
   GgufHeader& header;
