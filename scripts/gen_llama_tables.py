@@ -647,7 +647,7 @@ def generate(tree, commit):
                 members.append(fields)
             c = parent.get(c)
         reads = scan_reads(body, types.resolver(body, src, *members, model_cpp), "src/models/%s %s" % (fn, cls))
-        # GG9053: most architectures that read nextn_predict_layers assert it
+        # GG9052: most architectures that read nextn_predict_layers assert it
         # is below block_count, right after reading it
         if NEXTN_BELOW_ASSERT in norm_ws(body):
             nextn_below.add(arch)

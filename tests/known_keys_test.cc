@@ -179,6 +179,13 @@ TEST(KnownKeysTest, BlockCountLimit) {
   m.Set("llama.block_count", GgufValue::U32(512));
   BuiltFile ok = m.Build();
   EXPECT_TRUE(IsValid(Check(ok)));
+  // 0 aborts a model's load (GGML_ASSERT(n_layer_all > 0)), not a
+  // vocabulary-only one.
+  m.Set("llama.block_count", GgufValue::U32(0));
+  BuiltFile zero = m.Build();
+  EXPECT_TRUE(HasFinding(Check(zero), RuleId::kBlockCountLimit, m.Kv(zero, "llama.block_count").payload));
+  m.tensors.clear();
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kBlockCountLimit));
 }
 
 TEST(KnownKeysTest, PerLayerArrayLength) {

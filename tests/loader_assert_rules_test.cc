@@ -116,7 +116,8 @@ TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsBelowBlockCoun
     testing::GgufBuilder b;
     b.AddKv("general.architecture", GgufValue::Str("glm4"))
         .AddKv("glm4.block_count", GgufValue::U32(blocks))
-        .AddKv("glm4.nextn_predict_layers", GgufValue::U32(nextn));
+        .AddKv("glm4.nextn_predict_layers", GgufValue::U32(nextn))
+        .AddTensor("output_norm.weight", {8}, 0);
     return b.Build();
   };
   const BuiltFile equal = file(2, 2);
@@ -124,6 +125,12 @@ TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsBelowBlockCoun
   EXPECT_TRUE(LacksRule(Check(file(2, 1)), RuleId::kNextnLayersRange));
   const BuiltFile above = file(2, 3);
   EXPECT_TRUE(HasFinding(Check(above), RuleId::kNextnLayersRange, testing::KvAt(above, 2).payload));
+  // A vocabulary-only file: llama.cpp reads no hyperparameter.
+  testing::GgufBuilder vocab;
+  vocab.AddKv("general.architecture", GgufValue::Str("glm4"))
+      .AddKv("glm4.block_count", GgufValue::U32(2))
+      .AddKv("glm4.nextn_predict_layers", GgufValue::U32(2));
+  EXPECT_TRUE(LacksRule(Check(vocab.Build()), RuleId::kNextnLayersRange));
 }
 
 // gemma4-assistant asserts nextn_predict_layers == block_count: anything
@@ -180,6 +187,22 @@ TEST(LoaderAssertRulesTest, HyperparameterAssertsOfTheArchitecturesLoader) {
                                                      {"convnext.block_count", GgufValue::U32(2)}});
   EXPECT_TRUE(HasFinding(Check(posnet), RuleId::kHyperparameterAssert, testing::KvAt(posnet, 2).payload));
   EXPECT_EQ(testing::CountRule(Check(posnet), RuleId::kHyperparameterAssert), 1u);
+  // Written by hand: a division by zero and asserts of another form.
+  const BuiltFile interval = file("qwen35", {{"full_attention_interval", GgufValue::U32(0)}});
+  EXPECT_TRUE(HasFinding(Check(interval), RuleId::kHyperparameterAssert, testing::KvAt(interval, 1).payload));
+  EXPECT_TRUE(LacksRule(Check(file("qwen35", {{"full_attention_interval", GgufValue::U32(0)},
+                                              {"attention.recurrent_layers", GgufValue::BoolArray({true})}})),
+                        RuleId::kHyperparameterAssert));
+  const BuiltFile loops = file("nanbeige", {{"block_count", GgufValue::U32(64)}, {"num_loops", GgufValue::U32(9)}});
+  EXPECT_TRUE(HasFinding(Check(loops), RuleId::kHyperparameterAssert, testing::KvAt(loops, 2).payload));
+  EXPECT_TRUE(HasRule(Check(file("nanbeige", {{"num_loops", GgufValue::U32(0)}})), RuleId::kHyperparameterAssert));
+  EXPECT_TRUE(LacksRule(Check(file("nanbeige", {{"block_count", GgufValue::U32(64)}, {"num_loops", GgufValue::U32(8)}})),
+                        RuleId::kHyperparameterAssert));
+  const BuiltFile dense = file("gemma-embedding", {{"embedding_length", GgufValue::U32(8)},
+                                                   {"dense_2_feat_in", GgufValue::U32(16)},
+                                                   {"dense_3_feat_out", GgufValue::U32(8)}});
+  EXPECT_TRUE(HasFinding(Check(dense), RuleId::kHyperparameterAssert, testing::KvAt(dense, 2).payload));
+  EXPECT_EQ(testing::CountRule(Check(dense), RuleId::kHyperparameterAssert), 1u);
   // The same key under an architecture whose loader does not assert on it.
   EXPECT_TRUE(LacksRule(Check(file("llama", {{"attention.indexer.block_size", GgufValue::U32(0)}})),
                         RuleId::kHyperparameterAssert));

@@ -573,7 +573,8 @@ std::map<RuleId, Reproducer> Reproducers() {
                                        .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({2, 6})));
   add(RuleId::kNextnLayersRange, arch("llama")
                                      .AddKv("llama.block_count", GgufValue::U32(1))
-                                     .AddKv("llama.nextn_predict_layers", GgufValue::U32(2)));
+                                     .AddKv("llama.nextn_predict_layers", GgufValue::U32(2))
+                                     .AddTensor("output_norm.weight", {8}, 0));
   add(RuleId::kRopeScalingType, arch("llama").AddKv("llama.rope.scaling.type", GgufValue::Str("dynamic")));
   add(RuleId::kDuplicateToken, vocab({"a", "b", "a"}));
   add(RuleId::kExpertCounts, arch("llama")

@@ -52,7 +52,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kMissingArchitecture, "missing-architecture", E, E, "general.architecture is absent from a non-empty file"},
     {RuleId::kArchitectureName, "architecture-name", E, E, "general.architecture is empty or has bytes outside [a-z0-9_-]"},
     {RuleId::kMissingHyperparameter, "missing-hyperparameter", E, E, "a model with tensors lacks a hyperparameter its loader requires"},
-    {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS)"},
+    {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS), or 0 in a model with tensors (llama.cpp asserts)"},
     {RuleId::kPerLayerArrayLength, "per-layer-array-length", E, E, "a hyperparameter array of a length llama.cpp rejects (per-layer: block_count, or block_count less nextn_predict_layers where read after it; rope.dimension_sections: 4)"},
     {RuleId::kHyperparameterRange, "hyperparameter-range", W, E, "a hyperparameter outside its sane range (zero size, eps not in (0, 1), ...)"},
     {RuleId::kEmbeddingShape, "embedding-shape", E, E, "token_embd/output weights that disagree with the vocabulary or embedding size"},

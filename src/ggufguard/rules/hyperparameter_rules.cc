@@ -315,7 +315,7 @@ void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uin
       // hparams.n_layer() once the architecture has read nextn_predict_layers
       // (0 when it is absent): the layers without the multi-token-prediction
       // ones. A nextn of another type is refused, one above block_count is
-      // GG9055: no length to expect then.
+      // GG9052: no length to expect then.
       const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
       const std::optional<uint32_t> nextn = nextn_kv == nullptr ? std::optional<uint32_t>(0) : keys.U32(nextn_kv);
       if (!blocks || !nextn || *nextn > *blocks) continue;
@@ -351,6 +351,14 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
     ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value().offset,
                  absl::StrCat("'", KeyName(*blocks_kv), "' is ", *blocks, "; llama.cpp allows at most ", kLlamaMaxLayers,
                               " (LLAMA_MAX_LAYERS) and sizes per-layer arrays by it"));
+  }
+  // load_hparams: GGML_ASSERT(hparams.n_layer_all > 0 && ...) since 2026-08
+  // (an abort; before, 0 layers loaded). Only a model's load reads it.
+  const ArchInfo* info = keys.arch_info();
+  if (blocks && *blocks == 0 && has_tensors && info != nullptr && info->kind == ArchKind::kModel && !IsAdapter(keys)) {
+    ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value().offset,
+                 absl::StrCat("'", KeyName(*blocks_kv), "' is 0 in a model with tensors: llama.cpp aborts ",
+                              "(GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= LLAMA_MAX_LAYERS))"));
   }
   CheckArrayLengths(ctx, keys, blocks);
   CheckRanges(ctx, keys, has_tensors);

@@ -76,20 +76,22 @@ void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
 
 // Most architectures that read {arch}.nextn_predict_layers assert, right
 // after, GGML_ASSERT(n_layer_nextn < n_layer_all): a value equal to or above
-// block_count aborts the load (generated: AssertsNextnBelowBlockCount). For
-// any architecture, hparams.n_layer() is block_count - nextn in unsigned
-// arithmetic: above block_count it wraps to about 4 billion layers. Both
-// keys are read as exactly u32 (another type is refused, not a crash).
+// block_count aborts the load (generated: AssertsNextnBelowBlockCount). Above
+// block_count it is refused for every architecture: the loader oracle's
+// llama.cpp (node-llama-cpp 3.21.1) asserts it in load_hparams for all of
+// them, and where it is read hparams.n_layer() = block_count - nextn wraps
+// in unsigned arithmetic. Both keys are read as exactly u32 (another type is
+// refused, not a crash); files without tensors load the vocabulary only.
 void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
-  if (!blocks) return;
+  // A vocabulary-only load stops before the hyperparameters.
+  if (!blocks || ctx.header.tensors.empty()) return;
   // gemma4-assistant is made of next-N layers only and asserts that they are
   // all of them; the key absent reads as 0 there (a model with tensors: a
   // vocabulary-only load stops before the hyperparameters).
-  if (AssertsNextnEqualBlockCount(keys.arch()) && !ctx.header.tensors.empty() &&
-      (nextn_kv == nullptr || (nextn && *nextn != *blocks))) {
+  if (AssertsNextnEqualBlockCount(keys.arch()) && (nextn_kv == nullptr || (nextn && *nextn != *blocks))) {
     ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv ? nextn_kv->value().offset : keys.arch_kv()->value().offset,
                  absl::StrCat("'", EscapeForDisplay(keys.arch()), ".nextn_predict_layers' is ", nextn.value_or(0),
                               nextn_kv ? "" : " (absent)", ", not block_count ", *blocks,
@@ -105,8 +107,9 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
                                       *blocks, ": llama.cpp aborts (GGML_ASSERT(n_layer_nextn < n_layer_all)) while ",
                                       "reading the hyperparameters")
                        : absl::StrCat("'", EscapeForDisplay(nextn_kv->key()), "' is ", *nextn, ", above block_count ",
-                                      *blocks, ": llama.cpp's layer count (block_count - nextn_predict_layers) ",
-                                      "wraps around"));
+                                      *blocks, ": llama.cpp builds of early 2026 abort on it for every architecture ",
+                                      "(GGML_ASSERT in load_hparams), and for one that reads it the layer count ",
+                                      "block_count - nextn_predict_layers wraps around"));
 }
 
 // load_hparams maps {arch}.rope.scaling.type through a table of four names
@@ -382,10 +385,50 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
                               a.op == AssertOp::kTrue ? "" : absl::StrCat(a.number),
                               " as it reads the hyperparameters (GGML_ASSERT: the process aborts)"));
   }
+  // Asserts and traps the generator's simple form does not take, written by
+  // hand from llama.cpp 3f545becc (src/models/*.cpp load_arch_hparams). Each
+  // key is read as exactly u32 there.
+  const std::string_view arch = keys.arch();
+  auto u32 = [&](std::string_view suffix) { return keys.U32(keys.FindArch(suffix)); };
+  auto flag = [&](std::string_view suffix, std::string why) {
+    const KeyValue* kv = keys.FindArch(suffix);
+    ctx.sink.Add(RuleId::kHyperparameterAssert, kv->value().offset,
+                 absl::StrCat("'", EscapeForDisplay(kv->key(), 96), "' ", why));
+  };
+  // qwen35, qwen35moe, qwen3next, minimax-01: without recurrent_layers the
+  // loader marks layers by (i + 1) % full_attn_interval: 0 divides by zero
+  // (SIGFPE) when the first layer is marked.
+  if ((arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" || arch == "minimax-01") &&
+      keys.FindArch("attention.recurrent_layers") == nullptr && u32("full_attention_interval") == 0u) {
+    flag("full_attention_interval", "is 0 and attention.recurrent_layers is absent: llama.cpp's loader computes "
+                                    "(i + 1) % full_attn_interval for every layer, an integer division by zero (SIGFPE)");
+  }
+  if (arch == "nanbeige") {
+    // GGML_ASSERT(n_loops_u >= 1), then n_layer() * n_loops <= LLAMA_MAX_LAYERS.
+    const std::optional<uint32_t> loops = u32("num_loops");
+    const std::optional<uint32_t> layers = u32("block_count");
+    if (loops == 0u) {
+      flag("num_loops", "is 0: llama.cpp's nanbeige loader asserts num_loops >= 1 (GGML_ASSERT: the process aborts)");
+    } else if (loops && layers && uint64_t{*loops} * *layers > kLlamaMaxLayers) {
+      flag("num_loops", absl::StrCat("is ", *loops, " for ", *layers, " blocks: llama.cpp's nanbeige loader asserts ",
+                                     "blocks x loops <= ", kLlamaMaxLayers, " (LLAMA_MAX_LAYERS; GGML_ASSERT)"));
+    }
+  }
+  if (arch == "gemma-embedding") {
+    // GGML_ASSERT(dense_2_feat_in == 0 || == n_embd), and dense_3_feat_out.
+    const std::optional<uint32_t> n_embd = u32("embedding_length");
+    for (std::string_view suffix : {"dense_2_feat_in", "dense_3_feat_out"}) {
+      const std::optional<uint32_t> v = u32(suffix);
+      if (v && n_embd && *v != 0 && *v != *n_embd) {
+        flag(suffix, absl::StrCat("is ", *v, ", neither 0 nor embedding_length ", *n_embd,
+                                  ": llama.cpp's gemma-embedding loader asserts it (GGML_ASSERT)"));
+      }
+    }
+  }
   // The common part of load_hparams, for wavtokenizer-dec only:
   // GGML_ASSERT(hparams.posnet.n_layer <= hparams.n_layer_all), and the same
   // for convnext (each read as exactly u32, like block_count).
-  if (keys.arch() != "wavtokenizer-dec") return;
+  if (arch != "wavtokenizer-dec") return;
   const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   for (std::string_view suffix : {"posnet.block_count", "convnext.block_count"}) {
     const KeyValue* kv = keys.FindArch(suffix);
