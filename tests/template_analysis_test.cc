@@ -122,6 +122,9 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
        "{% set _ = ns.a.append('_'*2 ~ 'globals' ~ '_'*2) %}"
        "{% for f in ns.l %}{% for a in ns.a %}{{ f[a] }}{% endfor %}{% endfor %}",
        K::kComputedName},
+      // Through an alias: b is a, so the loop over a sees lipsum.
+      {"{% set a = [] %}{% set b = a %}{% set _ = b.append(lipsum) %}{% for k in a %}{{ k[x] }}{% endfor %}",
+       K::kGlobalsHelper},
   });
 }
 

@@ -688,6 +688,12 @@ class Analyser {
         Value v = Eval(s.b);
         CheckDoubling(s);
         AssignTarget(s.a, std::move(v), s.b);
+        // `{% set b = a %}` makes b the same list as a: a mutation through
+        // either changes both (Mutate widens every alias).
+        const std::string to = SlotOf(s.a), from = SlotOf(s.b);
+        if (!to.empty() && !from.empty() && to != from && aliases_.size() < kMaxAliases) {
+          aliases_.emplace_back(to, from);
+        }
         break;
       }
       case StmtKind::kSetBlock: {
@@ -1204,6 +1210,18 @@ class Analyser {
     return Data();
   }
 
+  // The variable slot an expression names: a name, or a namespace attribute
+  // `ns.x`; empty for anything else.
+  std::string SlotOf(NodeId id) const {
+    if (id == kNoNode) return "";
+    const Expr& e = p_.expr(id);
+    if (e.kind == ExprKind::kName) return std::string(e.name);
+    if (e.kind == ExprKind::kGetAttr && e.a != kNoNode && p_.expr(e.a).kind == ExprKind::kName) {
+      return NsKey(p_.expr(e.a).name, e.name);
+    }
+    return "";
+  }
+
   Value EvalName(const Expr& e, NodeId id) {
     const std::string name(e.name);
     if (const Value* v = Lookup(name)) {
@@ -1643,16 +1661,20 @@ class Analyser {
     if (m == "append" || m == "extend" || m == "insert" || m == "update" || m == "setdefault" || m == "pop" ||
         m == "remove" || m == "clear" || m == "reverse" || m == "sort") {
       // The receiver: a variable, or a namespace attribute (`ns.l.append(x)`,
-      // whose slot is shared). A receiver reached another way (an alias, a
-      // subscript) is not followed: see docs/rules/GG8012.md.
-      std::string var;
-      if (obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kName) {
-        var = std::string(p_.expr(obj_expr).name);
-      } else if (obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kGetAttr &&
-                 p_.expr(obj_expr).a != kNoNode && p_.expr(p_.expr(obj_expr).a).kind == ExprKind::kName) {
-        var = NsKey(p_.expr(p_.expr(obj_expr).a).name, p_.expr(obj_expr).name);
+      // whose slot is shared), and every name set from it or it from
+      // (`{% set b = a %}`). A receiver reached another way (a subscript, a
+      // macro's parameter) is not followed: see docs/rules/GG8012.md.
+      const std::string receiver = SlotOf(obj_expr);
+      std::vector<std::string> vars;
+      if (!receiver.empty()) vars.push_back(receiver);
+      for (size_t i = 0; i < vars.size() && vars.size() < kMaxAliases; ++i) {
+        for (const auto& [a, b] : aliases_) {
+          for (const std::string* other : {a == vars[i] ? &b : nullptr, b == vars[i] ? &a : nullptr}) {
+            if (other && std::find(vars.begin(), vars.end(), *other) == vars.end()) vars.push_back(*other);
+          }
+        }
       }
-      if (!var.empty()) {
+      for (const std::string& var : vars) {
         if (const Value* cur = Lookup(var)) {
           Value v = Widen(*cur);
           v.mask = cur->mask;
@@ -2117,6 +2139,10 @@ class Analyser {
   absl::flat_hash_map<std::string, Value> vars_;
   std::vector<Entry> journal_;
   absl::flat_hash_map<std::string_view, NodeId> macros_;
+  // Pairs of slots one was set from the other (`{% set b = a %}`), for
+  // mutations through an alias; bounded, past which aliases are not followed.
+  static constexpr size_t kMaxAliases = 64;
+  std::vector<std::pair<std::string, std::string>> aliases_;
   absl::flat_hash_map<NodeId, std::vector<Value>> call_params_;
   absl::flat_hash_map<NodeId, std::vector<Value>> pending_params_;
   std::vector<Edge> edges_;
