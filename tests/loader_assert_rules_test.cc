@@ -198,6 +198,11 @@ TEST(LoaderAssertRulesTest, HyperparameterAssertsOfTheArchitecturesLoader) {
   EXPECT_TRUE(HasRule(Check(file("nanbeige", {{"num_loops", GgufValue::U32(0)}})), RuleId::kHyperparameterAssert));
   EXPECT_TRUE(LacksRule(Check(file("nanbeige", {{"block_count", GgufValue::U32(64)}, {"num_loops", GgufValue::U32(8)}})),
                         RuleId::kHyperparameterAssert));
+  const BuiltFile draft = file("dflash", {{"hyper_connection.count", GgufValue::U32(4)},
+                                          {"attention.output_group_count", GgufValue::U32(0)}});
+  EXPECT_TRUE(HasFinding(Check(draft), RuleId::kHyperparameterAssert, testing::KvAt(draft, 2).payload));
+  EXPECT_TRUE(LacksRule(Check(file("dflash", {{"attention.output_group_count", GgufValue::U32(0)}})),
+                        RuleId::kHyperparameterAssert));  // the assert sits under hyper_connection.count > 0
   const BuiltFile dense = file("gemma-embedding", {{"embedding_length", GgufValue::U32(8)},
                                                    {"dense_2_feat_in", GgufValue::U32(16)},
                                                    {"dense_3_feat_out", GgufValue::U32(8)}});

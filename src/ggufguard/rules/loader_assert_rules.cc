@@ -414,6 +414,17 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
                                      "blocks x loops <= ", kLlamaMaxLayers, " (LLAMA_MAX_LAYERS; GGML_ASSERT)"));
     }
   }
+  // dflash, when hyper_connection.count > 0 (a DSV4 draft): asserts
+  // attention.output_group_count > 0 ("avoid div by zero") and
+  // attention.sliding_window > 0, both read as u32 in that branch.
+  if (arch == "dflash" && u32("hyper_connection.count").value_or(0) > 0) {
+    for (std::string_view suffix : {"attention.output_group_count", "attention.sliding_window"}) {
+      if (u32(suffix) == 0u) {
+        flag(suffix, "is 0 with hyper_connection.count above 0: llama.cpp's dflash loader asserts it is above 0 "
+                     "(GGML_ASSERT: the process aborts)");
+      }
+    }
+  }
   if (arch == "gemma-embedding") {
     // GGML_ASSERT(dense_2_feat_in == 0 || == n_embd), and dense_3_feat_out.
     const std::optional<uint32_t> n_embd = u32("embedding_length");
