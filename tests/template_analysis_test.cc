@@ -110,6 +110,14 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
       "{% if tools is not defined %}{% set tools = [] %}{% endif %}"
       "{% for tool in tools %}{% for k in tool if k not in ['name'] %}{{ tool[k] }}{% endfor %}{% endfor %}";
   EXPECT_FALSE(HasError(ScanChatTemplate(clean))) << Dump(ScanChatTemplate(clean));
+  // A literal or the request's value is neither template-made nor computed.
+  for (const char* literal_or_request :
+       {"{% if y %}{% set key = 'role' %}{% endif %}{{ message[key] }}",
+        "{% if keys is not defined %}{% set keys = ['name', 'type'] %}{% endif %}"
+        "{% for k in keys %}{{ tool[k] }}{% endfor %}"}) {
+    EXPECT_FALSE(HasError(ScanChatTemplate(literal_or_request))) << literal_or_request << "\n"
+                                                                 << Dump(ScanChatTemplate(literal_or_request));
+  }
   ExpectFinds({
       {"{% if x is not defined %}{% set x = ['__class__'] %}{% endif %}{% for k in x %}{{ foo[k] }}{% endfor %}",
        K::kDunderAccess},
@@ -117,7 +125,7 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
       {"{% for k in [] %}{{ foo[k ~ 'x'] }}{% endfor %}", K::kComputedName},
       {"{% set l = ['__class__'] %}{% if x %}{% set l = ['a'] %}{% endif %}{% for k in l %}{{ foo[k] }}{% endfor %}",
        K::kDunderAccess},
-      {"{% for k in (['__class__'] if x else ['a']) %}{{ foo[k] }}{% endfor %}", K::kComputedName},
+      {"{% for k in (['__class__'] if x else ['a']) %}{{ foo[k] }}{% endfor %}", K::kDunderAccess},
       {"{% set ns = namespace(l=[], a=[]) %}{% set _ = ns.l.append(lipsum) %}"
        "{% set _ = ns.a.append('_'*2 ~ 'globals' ~ '_'*2) %}"
        "{% for f in ns.l %}{% for a in ns.a %}{{ f[a] }}{% endfor %}{% endfor %}",

@@ -753,7 +753,7 @@ class Analyser {
       // {% endif %}` (Qwen3-Coder, Nemotron 3 Nano) leaves the request's tools
       // or an empty list, not a template-made list: values read out of them by
       // their own keys are the request's.
-      Assign(t.key, truth != 1 ? Join(t.now, now ? *now : Unbound(t.key, shared)) : t.now, shared);
+      Assign(t.key, truth != 1 ? (now ? Join(t.now, *now) : OrUnbound(t.now, t.key, shared)) : t.now, shared);
     }
   }
 
@@ -785,8 +785,7 @@ class Analyser {
     }
     Value e = Derived(v);
     if (v.origin == Origin::kRoot) e = RootValue(v.root);
-    for (const std::string& s : v.maybe_items) e = Join(e, Str(s, true));
-    return e;
+    return WithPossibleStrs(std::move(e), v.maybe_items);
   }
 
   void BindTarget(NodeId target, const Value& v) {
@@ -1194,6 +1193,46 @@ class Analyser {
       }
     }
     return Data();
+  }
+
+  // `v`, or what the unbound name gives (a branch that set it may not run).
+  // For a name of the request that is "v or the request's value": it keeps
+  // v's strings and possible items for the name checks, and v's origin, but
+  // no exactness. Unlike Join with data it does not make a literal
+  // template-made: `{% if y %}{% set key = 'role' %}{% endif %}{{ m[key] }}`
+  // reads the literal or the request's own name, neither computed.
+  Value OrUnbound(const Value& v, const std::string& name, bool shared) const {
+    const Value unbound = Unbound(name, shared);
+    if (unbound.origin != Origin::kData) return Join(v, unbound);
+    Value out = v;
+    out.exact = false;
+    out.mask = kAny;
+    out.size = 0;
+    out.macro = kNoNode;
+    if (v.items_exact && !v.items_numbers) {
+      out.maybe_items.insert(out.maybe_items.end(), v.items.begin(), v.items.end());
+    }
+    out.items_exact = false;
+    out.items_numbers = false;
+    out.items.clear();
+    return out;
+  }
+
+  // `e`, which may also be any of `strs` (a list's possible items): the
+  // strings are kept for the name checks, e's origin stands.
+  static Value WithPossibleStrs(Value e, const std::vector<std::string>& strs) {
+    if (strs.empty()) return e;
+    e.exact = false;
+    e.mask |= kStr;
+    for (const std::string& s : strs) {
+      if (std::find(e.strs.begin(), e.strs.end(), s) != e.strs.end()) continue;
+      if (e.strs.size() >= kMaxStrings) {
+        MergeOrigin(&e, Computed());  // too many to follow: template-made
+        break;
+      }
+      e.strs.push_back(s);
+    }
+    return e;
   }
 
   // What a name no statement has bound evaluates to, as EvalName finds it
