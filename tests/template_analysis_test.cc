@@ -133,7 +133,22 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
       // Through an alias: b is a, so the loop over a sees lipsum.
       {"{% set a = [] %}{% set b = a %}{% set _ = b.append(lipsum) %}{% for k in a %}{{ k[x] }}{% endfor %}",
        K::kGlobalsHelper},
+      // Through a receiver no variable names: a subscript, a macro's
+      // parameter (the caller's list), the request's own list.
+      {"{% set d = {'x': []} %}{% set _ = d.x.append(lipsum) %}{% for f in d.x %}{{ f[y] }}{% endfor %}",
+       K::kGlobalsHelper},
+      {"{% set d = {'x': []} %}{% set _ = d.x.append('__class__') %}{% for k in d.x %}{{ foo[k] }}{% endfor %}",
+       K::kDunderAccess},
+      {"{% macro add(l) %}{% set _ = l.append(lipsum) %}{% endmacro %}{% set a = [] %}{{ add(a) }}"
+       "{% for f in a %}{{ f[y] }}{% endfor %}",
+       K::kGlobalsHelper},
+      {"{% set _ = messages.append(lipsum) %}{% for m in messages %}{{ m[y] }}{% endfor %}", K::kGlobalsHelper},
   });
+  // Appending the request's data or a literal there taints nothing.
+  const char* appends =
+      "{% for m in messages %}{% set _ = m.tool_calls.append('x') %}{% endfor %}"
+      "{% for k in tool %}{{ tool[k] }}{% endfor %}";
+  EXPECT_FALSE(HasError(ScanChatTemplate(appends))) << Dump(ScanChatTemplate(appends));
 }
 
 TEST(TemplateAnalysisTest, RootsBeyondTheHelperNames) {

@@ -757,8 +757,17 @@ class Analyser {
     }
   }
 
-  // What iterating over `v` gives.
+  // What iterating over `v` gives, and whatever a mutation the analysis
+  // could not pin to a variable may have put there.
   Value ElementOf(const Value& v) {
+    Value e = ElementOfUnmutated(v);
+    if (!untracked_mutations_) return e;
+    e = WithPossibleStrs(std::move(e), untracked_mutation_.strs);
+    MergeOrigin(&e, untracked_mutation_);
+    return e;
+  }
+
+  Value ElementOfUnmutated(const Value& v) {
     if (v.items_numbers) return Data(kNum);
     if (v.items_exact) {
       Value e;
@@ -1704,6 +1713,30 @@ class Analyser {
       // (`{% set b = a %}`). A receiver reached another way (a subscript, a
       // macro's parameter) is not followed: see docs/rules/GG8012.md.
       const std::string receiver = SlotOf(obj_expr);
+      // A receiver that is no variable of the template's own literal (a
+      // subscript, the request's list, a macro's parameter, which is the
+      // caller's): what it receives may come out of any loop.
+      const Value* bound = receiver.empty() ? nullptr : Lookup(receiver);
+      if (bound == nullptr || (!bound->items_exact && bound->origin == Origin::kData)) {
+        for (const Value& a : args) {
+          untracked_mutations_ = true;
+          // Literal strings (or a literal list's) are kept for the name
+          // checks; a root or a template-made value taints every element.
+          const std::vector<std::string>& strs = IsExactStr(a) ? a.strs : a.items_exact ? a.items : a.maybe_items;
+          for (const std::string& str : strs) {
+            if (std::find(untracked_mutation_.strs.begin(), untracked_mutation_.strs.end(), str) !=
+                untracked_mutation_.strs.end()) {
+              continue;
+            }
+            if (untracked_mutation_.strs.size() >= kMaxStrings) {
+              MergeOrigin(&untracked_mutation_, Computed());
+              break;
+            }
+            untracked_mutation_.strs.push_back(str);
+          }
+          if (a.origin != Origin::kData) MergeOrigin(&untracked_mutation_, a);
+        }
+      }
       std::vector<std::string> vars;
       if (!receiver.empty()) vars.push_back(receiver);
       for (size_t i = 0; i < vars.size() && vars.size() < kMaxAliases; ++i) {
@@ -2182,6 +2215,10 @@ class Analyser {
   // mutations through an alias; bounded, past which aliases are not followed.
   static constexpr size_t kMaxAliases = 64;
   std::vector<std::pair<std::string, std::string>> aliases_;
+  // What mutations through receivers no slot names added (untracked_mutations_
+  // once there is one): every loop's element may be it.
+  bool untracked_mutations_ = false;
+  Value untracked_mutation_;
   absl::flat_hash_map<NodeId, std::vector<Value>> call_params_;
   absl::flat_hash_map<NodeId, std::vector<Value>> pending_params_;
   std::vector<Edge> edges_;
