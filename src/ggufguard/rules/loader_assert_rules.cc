@@ -127,8 +127,6 @@ void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
                             "!= LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)) while reading the hyperparameters"));
 }
 
-constexpr uint32_t kMaxExperts = kLlamaMaxExperts;
-
 // load_hparams reads the four expert counts (u32, optional, 0 when absent)
 // for every architecture and asserts, before it looks at any tensor:
 //   n_expert <= LLAMA_MAX_EXPERTS, n_expert_used <= n_expert, and
@@ -164,8 +162,8 @@ void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
   const uint64_t group_used = keys.U32(group_used_kv).value_or(0);
   const KeyValue* at = experts_kv != nullptr ? experts_kv : used_kv != nullptr ? used_kv : groups_kv;
   std::string problem;
-  if (experts > kMaxExperts) {
-    problem = absl::StrCat("expert_count ", experts, " is above LLAMA_MAX_EXPERTS (", kMaxExperts, ")");
+  if (experts > kLlamaMaxExperts) {
+    problem = absl::StrCat("expert_count ", experts, " is above LLAMA_MAX_EXPERTS (", kLlamaMaxExperts, ")");
   } else if (used > experts) {
     problem = absl::StrCat("expert_used_count ", used, " is above expert_count ", experts);
     at = used_kv;
@@ -440,13 +438,11 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
   // GGML_ASSERT(hparams.posnet.n_layer <= hparams.n_layer_all), and the same
   // for convnext (each read as exactly u32, like block_count).
   if (arch != "wavtokenizer-dec") return;
-  const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+  const std::optional<uint32_t> blocks = u32("block_count");
   for (std::string_view suffix : {"posnet.block_count", "convnext.block_count"}) {
-    const KeyValue* kv = keys.FindArch(suffix);
-    const std::optional<uint32_t> n = keys.U32(kv);
+    const std::optional<uint32_t> n = u32(suffix);
     if (!blocks || !n || *n <= *blocks) continue;
-    ctx.sink.Add(RuleId::kHyperparameterAssert, kv->value().offset,
-                 absl::StrCat("'", EscapeForDisplay(kv->key(), 96), "' is ", *n, ", above block_count ", *blocks,
+    flag(suffix, absl::StrCat("is ", *n, ", above block_count ", *blocks,
                               ": llama.cpp's load_hparams asserts it is not (GGML_ASSERT: the process aborts)"));
   }
 }
