@@ -260,9 +260,9 @@ TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
 }
 
-// The first pass hashes tokens in batches of 16 (their table slots
-// prefetched): a repeat is found on either side of a batch's edge, in the
-// same batch or many batches later, and nothing is found without one.
+// The first pass files each token's hash into a partition (base/
+// hash_screen.h) as it walks the array: a repeat is found whether the two
+// copies are neighbours or far apart, and nothing is found without one.
 TEST(LoaderAssertRulesTest, RepeatedTokensAcrossHashBatches) {
   TinyModel m = MakeTinyModel();
   std::vector<std::string> distinct;
@@ -283,10 +283,10 @@ TEST(LoaderAssertRulesTest, RepeatedTokensAcrossHashBatches) {
   }
 }
 
-// Tokens are hashed by one of two paths: two masked loads for a token under
-// 16 bytes with 16 readable bytes from its start, a loop otherwise (longer
-// tokens, and tokens within 16 bytes of the array's end). A text repeated
-// at the start and as the very last token (the loop's byte-wise tail) must
+// Tokens are hashed by one of two paths: two masked loads for a token of
+// 16 bytes or fewer with 16 readable bytes from its start, a loop otherwise
+// (longer tokens, and tokens within 16 bytes of the array's end). A text
+// repeated at the start and as the very last token (the copying tail) must
 // hash alike whatever its length; NUL-cut texts too.
 TEST(LoaderAssertRulesTest, RepeatedTokensOfEveryLengthAcrossHashPaths) {
   TinyModel m = MakeTinyModel();

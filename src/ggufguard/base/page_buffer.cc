@@ -2,8 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <array>
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 namespace ggufguard {
 
@@ -64,6 +66,35 @@ void PageBuffer::Release() {
   data_ = nullptr;
   size_ = 0;
   mapped_ = 0;
+}
+
+namespace {
+thread_local std::array<PageBuffer, ReusedBuffer::kKept> kept_buffers;
+}  // namespace
+
+void ReusedBuffer::Reserve(size_t size) {
+  if (buffer_.size() >= size) return;
+  GiveBack();
+  // The smallest kept buffer that is large enough.
+  PageBuffer* best = nullptr;
+  for (PageBuffer& b : kept_buffers) {
+    if (b.size() >= size && (best == nullptr || b.size() < best->size())) best = &b;
+  }
+  buffer_ = best != nullptr ? std::move(*best) : PageBuffer::Uninitialised(size);
+}
+
+void ReusedBuffer::GiveBack() {
+  if (buffer_.size() == 0 || buffer_.size() > kKeepBytes) {
+    buffer_ = PageBuffer();
+    return;
+  }
+  // An empty slot, else the smallest kept buffer if this one is larger.
+  PageBuffer* slot = &kept_buffers[0];
+  for (PageBuffer& b : kept_buffers) {
+    if (b.size() < slot->size()) slot = &b;
+  }
+  if (slot->size() < buffer_.size()) *slot = std::move(buffer_);
+  buffer_ = PageBuffer();
 }
 
 }  // namespace ggufguard

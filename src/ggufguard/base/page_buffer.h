@@ -47,6 +47,31 @@ class PageBuffer {
   size_t mapped_ = 0;  // bytes of the mapping; 0 when data_ came from malloc
 };
 
+// Scratch memory that a thread keeps for its next use: a few buffers of up
+// to kKeepBytes each, so that `scan` and a library validating file after
+// file fault their per-validation tables in once, then reuse them. The
+// contents are unspecified. Buffers too large to keep are released.
+class ReusedBuffer {
+ public:
+  static constexpr size_t kKeepBytes = size_t{4} << 20;
+  static constexpr size_t kKept = 4;  // buffers a thread keeps
+
+  ReusedBuffer() = default;
+  explicit ReusedBuffer(size_t size) { Reserve(size); }
+  ~ReusedBuffer() { GiveBack(); }
+  ReusedBuffer(const ReusedBuffer&) = delete;
+  ReusedBuffer& operator=(const ReusedBuffer&) = delete;
+
+  // At least `size` bytes, keeping none of the old contents.
+  void Reserve(size_t size);
+  uint8_t* data() const { return buffer_.data(); }
+  size_t size() const { return buffer_.size(); }
+
+ private:
+  void GiveBack();
+  PageBuffer buffer_;
+};
+
 }  // namespace ggufguard
 
 #endif  // GGUFGUARD_BASE_PAGE_BUFFER_H_

@@ -264,7 +264,7 @@ class Parser {
     bool ok;
     switch (a.element_type) {
       case ValueType::kString:
-        ok = length_size_ == 8 ? WalkStrings<uint64_t>(&a) : WalkStrings<uint32_t>(&a);
+        ok = WalkStringArray(&a);
         break;
       case ValueType::kArray:
         ok = WalkNestedArrays(a, array_at, depth);
@@ -293,16 +293,20 @@ class Parser {
   // at fields + lengths. Everything else (bounds, limit, statistics) hangs off
   // the chain and runs in parallel with it. About 20% faster than
   // `pos += sizeof(LenT) + len`, whose three-operand add sits on the chain.
-  template <typename LenT>
+  //
+  // Instantiated per length width and byte order, so that the loop tests
+  // neither per string.
+  template <typename LenT, ByteOrder kOrder>
   bool WalkStrings(ArrayView* a) {
     const uint8_t* const base = bytes_.data();
     const uint64_t size = bytes_.size();
     const uint64_t max_len = limits().max_string_length;
-    const ByteOrder order = r_.order();
+    constexpr ByteOrder order = kOrder;
     const uint8_t* fields = base + r_.position();
     uint64_t lengths = 0;
     uint64_t longest = 0, empties = 0;
-    for (uint64_t i = 0; i < a->count; ++i, fields += sizeof(LenT)) {
+    const uint64_t count = a->count;
+    for (uint64_t i = 0; i < count; ++i, fields += sizeof(LenT)) {
       const uint64_t pos = static_cast<uint64_t>(fields - base) + lengths;  // this length field
       if (size - pos < sizeof(LenT)) {
         (void)r_.Skip(pos - r_.position());
@@ -325,6 +329,14 @@ class Parser {
     a->empty_strings = empties;
     const uint64_t end = static_cast<uint64_t>(fields - base) + lengths;
     return r_.Skip(end - r_.position());
+  }
+
+  bool WalkStringArray(ArrayView* a) {
+    const bool big = r_.order() == ByteOrder::kBig;
+    if (length_size_ == 8) {
+      return big ? WalkStrings<uint64_t, ByteOrder::kBig>(a) : WalkStrings<uint64_t, ByteOrder::kLittle>(a);
+    }
+    return big ? WalkStrings<uint32_t, ByteOrder::kBig>(a) : WalkStrings<uint32_t, ByteOrder::kLittle>(a);
   }
 
   bool WalkNestedArrays(const ArrayView& a, uint64_t array_at, uint32_t depth) {

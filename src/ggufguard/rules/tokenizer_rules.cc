@@ -16,9 +16,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "ggufguard/base/page_buffer.h"
+#include "ggufguard/base/hash_screen.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/base/text_hash.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -226,151 +227,59 @@ void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens
   });
 }
 
-// A quick 64-bit hash of a token's bytes s, 8 bytes a step (tokens are a
-// few bytes long), or nullopt when s holds a NUL (the caller then cuts it
-// as C code does). Each step loads a whole word, the last one masked to the
-// token's length: a byte loop or a variable-length memcpy (which stalls the
-// load after it) cost 20 ns a token, most of validating a vocabulary. The
-// word may run past s, never past `limit` (the end of the array's bytes,
-// which the parser proved readable); near it, the tail is read bytewise.
-// Not keyed: a crafted vocabulary can make it collide, which only sends
-// CheckDuplicateTokens to its exact second pass.
-constexpr uint64_t kTokenSeed = 0x9E3779B97F4A7C15ull;
-inline bool HasZeroByte(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
-  return ((w - kOnes) & ~w & kHighs) != 0;
+// Whether some string of the array holds a NUL byte. Counted in bulk (one
+// vectorised pass over the array's bytes, CountZeroBytes) when every length
+// is below 256, so that each length field holds a known number of zero
+// bytes; else string by string.
+bool StringsHoldNul(const ArrayView& a) {
+  if (a.max_string_length < 256) {
+    const uint64_t in_lengths = a.count * (a.length_size - 1) + a.empty_strings;
+    return CountZeroBytes(a.element_bytes.data(), a.element_bytes.size()) != in_lengths;
+  }
+  bool nul = false;
+  ForEachString(a, a.count, [&](uint64_t, std::string_view s, uint64_t) {
+    nul = nul || s.find('\0') != std::string_view::npos;
+  });
+  return nul;
 }
-inline uint64_t TokenStep(uint64_t h, uint64_t w) {
-  h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-  return h ^ (h >> 32);
-}
-inline uint64_t TokenFinal(uint64_t h, uint64_t w) {
-  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-  return h ^ (h >> 29);
-}
-// The first n bytes of a little-endian word, n in 0..8.
-inline uint64_t FirstBytes(size_t n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
 
-// False (and no hash) when s holds a NUL. Not std::optional: GCC built the
-// optional in memory, a byte then a word, and read it back as two words,
-// a store-forwarding stall that was a fifth of this function's samples.
-inline bool TokenHash(std::string_view s, const char* limit, uint64_t* hash) {
-  const size_t n = s.size();
-  // Most tokens: under 16 bytes, with 16 readable bytes from their start.
-  // Two loads and selects, no loop: the loop below runs 0, 1 or 2 times
-  // from token to token, and its mispredicted exits were most of this
-  // function's time. Same function as the loop (a full step for the first
-  // word when n >= 8, then the final step with the masked rest).
-  if (n < 16 && limit - s.data() >= 16) {
-    uint64_t w0, w1;
-    std::memcpy(&w0, s.data(), 8);
-    std::memcpy(&w1, s.data() + 8, 8);
-    const bool full = n >= 8;
-    const uint64_t keep0 = FirstBytes(full ? 8 : n), keep1 = FirstBytes(full ? n - 8 : 0);
-    w0 &= keep0;
-    w1 &= keep1;
-    if (HasZeroByte(w0 | ~keep0) || HasZeroByte(w1 | ~keep1)) return false;
-    const uint64_t h0 = kTokenSeed ^ n;
-    *hash = TokenFinal(full ? TokenStep(h0, w0) : h0, full ? w1 : w0);
-    return true;
+// The TextHash of every string's bytes into `screen`, in one walk: the
+// chain of length loads the parser's walk is, with each string's hash and
+// its store into the screen hanging off it. A loop of its own rather than
+// a step of the parser's walk: there, beside bounds checks and statistics
+// that already fill the core's issue slots, the same hashing measured no
+// cheaper than this second walk (docs/performance.md, "Cost of each
+// rule"). Instantiated per length width and byte order, and out of line: inlined
+// into its caller, GCC kept the running sum of lengths, the chain itself,
+// on the stack. False when a length leaves the array, which the parser has
+// excluded.
+template <typename LenT, ByteOrder kOrder>
+[[gnu::noinline]] bool HashStringsOf(const ArrayView& a, HashScreen& screen) {
+  const uint8_t* const data = a.element_bytes.data();
+  const uint64_t size = a.element_bytes.size();
+  const uint64_t count = a.count;  // a local: the screen's stores might alias `a`
+  const uint8_t* fields = data;
+  uint64_t lengths = 0;
+  for (uint64_t i = 0; i < count; ++i, fields += sizeof(LenT)) {
+    const uint64_t at = static_cast<uint64_t>(fields - data) + lengths;  // this length field
+    if (size - at < sizeof(LenT)) return false;
+    const uint64_t len = LoadUnsigned<LenT>(fields + lengths, kOrder);
+    const uint64_t room = size - at - sizeof(LenT);  // readable from the text on
+    if (len > room) return false;
+    screen.Add(TextHash(fields + lengths + sizeof(LenT), len, room));
+    lengths += len;
   }
-  uint64_t h = kTokenSeed ^ n;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (HasZeroByte(w)) return false;
-    h = TokenStep(h, w);
-  }
-  const size_t rest = n - i;  // 0..7
-  uint64_t w = 0;
-  if (rest > 0) {
-    if (limit - (s.data() + i) >= 8) {
-      std::memcpy(&w, s.data() + i, 8);
-    } else {
-      for (size_t k = 0; k < rest; ++k) w |= uint64_t{static_cast<uint8_t>(s[i + k])} << (8 * k);
-    }
-    const uint64_t keep = FirstBytes(rest);
-    w &= keep;
-    if (HasZeroByte(w | ~keep)) return false;
-  }
-  *hash = TokenFinal(h, w);
   return true;
 }
 
-// Records 64-bit hashes and says whether two may be equal: an
-// open-addressing table of at least four times as many slots as hashes,
-// probed linearly. Each slot keeps 32 bits of the hash (its low half, with
-// the lowest bit set: 0 marks an empty slot); the top bits chose the slot,
-// so two hashes are taken as equal only when they share a probe run and 31
-// bits. For the SmolLM2-like vocabulary (49,152 tokens) that is a 1 MiB
-// table. At twice as many slots (512 KiB) a third of the inserts found
-// their slot taken (the probes were most of this function's samples in
-// perf annotate); at a load of 1/4 or less the tokenizer rules take 422-434 us
-// instead of 518-542 on that header (rules/tokenizer in bench/validate_bench,
-// medians of 5, both builds alternating three times),
-// and a fresh process still clears one 2 MiB huge page for the table
-// (base/page_buffer.h). It
-// replaced an absl::flat_hash_set of the hashes, with which full validation
-// of that header took 2.0 ms instead of 1.57 ms (docs/performance.md,
-// "Since then"). A probe longer than kMaxProbe answers "maybe", so hashes
-// crafted to share a slot cost a bounded walk each and send the caller to
-// its exact pass; so does a false match of the 31 bits.
-class HashClashes {
- public:
-  // The table is fresh zeroed pages (base/page_buffer.h): as a std::vector
-  // its 128 pages for 49,152 tokens were 128 page faults plus a memset,
-  // ~1.4 ms of a validation process on the VM of docs/performance.md. A
-  // thread keeps its last table (up to kKeepBytes) for the next validation,
-  // so that `scan` and a library validating file after file fault it in
-  // once and then only clear it.
-  explicit HashClashes(uint64_t count) {
-    while ((size_t{1} << bits_) < 4 * count) ++bits_;
-    const size_t bytes = (size_t{1} << bits_) * sizeof(uint32_t);
-    if (spare_.size() >= bytes) {
-      table_buffer_ = std::move(spare_);
-      std::memset(table_buffer_.data(), 0, bytes);
-    } else {
-      table_buffer_ = PageBuffer::Zeroed(bytes);
-    }
-    table_ = reinterpret_cast<uint32_t*>(table_buffer_.data());
-    mask_ = (size_t{1} << bits_) - 1;
+bool HashStrings(const ArrayView& a, HashScreen& screen) {
+  const bool big = a.order == ByteOrder::kBig;
+  if (a.length_size == 8) {
+    return big ? HashStringsOf<uint64_t, ByteOrder::kBig>(a, screen)
+               : HashStringsOf<uint64_t, ByteOrder::kLittle>(a, screen);
   }
-  ~HashClashes() {
-    if (table_buffer_.size() <= kKeepBytes && table_buffer_.size() > spare_.size()) spare_ = std::move(table_buffer_);
-  }
-  HashClashes(const HashClashes&) = delete;
-  HashClashes& operator=(const HashClashes&) = delete;
-  // The probes are random reads of a table larger than L1 and L2: callers
-  // prefetch a batch of slots, then add the batch.
-  void Prefetch(uint64_t h) const { __builtin_prefetch(&table_[Home(h)]); }
-  // False when `h` may equal a hash added before.
-  bool Add(uint64_t h) {
-    constexpr size_t kMaxProbe = 64;
-    const uint32_t kept = static_cast<uint32_t>(h) | 1;
-    size_t slot = Home(h);
-    for (size_t probe = 0;; ++probe, slot = (slot + 1) & mask_) {
-      if (table_[slot] == 0) {
-        table_[slot] = kept;
-        return true;
-      }
-      if (table_[slot] == kept || probe == kMaxProbe) return false;
-    }
-  }
-
- private:
-  size_t Home(uint64_t h) const { return static_cast<size_t>(h >> (64 - bits_)); }
-
-  // 4 MiB: the table of a 256K-token vocabulary (Gemma's), 5x SmolLM2's.
-  static constexpr size_t kKeepBytes = size_t{4} << 20;
-  static thread_local PageBuffer spare_;
-
-  int bits_ = 4;
-  PageBuffer table_buffer_;
-  uint32_t* table_ = nullptr;
-  size_t mask_ = 0;
-};
-thread_local PageBuffer HashClashes::spare_;
+  return big ? HashStringsOf<uint32_t, ByteOrder::kBig>(a, screen) : HashStringsOf<uint32_t, ByteOrder::kLittle>(a, screen);
+}
 
 // llama.cpp's vocabulary loader maps every token's text to its id and
 // asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
@@ -384,43 +293,38 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
   if (model == nullptr || model->type() != ValueType::kString) return;  // llama.cpp refuses the file
   const std::string_view name = model->value().AsString();
   if (name == "no_vocab" || name == "none" || !ctx.sink.Enabled(RuleId::kDuplicateToken)) return;
+  // Past the policy's vocabulary limit GG9003 rejects the file and this
+  // does not run.
+  if (tokens.count > ctx.policy.limits.max_vocab_size) return;
   auto text_of = [](uint64_t i, std::string_view s, std::string& renamed) -> std::string_view {
     s = s.substr(0, s.find('\0'));
     if (!s.empty()) return s;
     renamed = absl::StrCat("[EMPTY_", i, "]");
     return renamed;
   };
-  // The parser proved the array's strings are there, so its count sizes
-  // the table (16-32 bytes per token of at least 8 bytes of file: at most
-  // 64 MiB at the 4M-token limit of the default policy); past the
-  // policy's vocabulary limit GG9003 rejects the file and this does not run.
-  if (tokens.count > ctx.policy.limits.max_vocab_size) return;
-  HashClashes seen(tokens.count);
-  bool clash = false;
+  // The hash of each token's text goes into the screen. Every text is the
+  // token's bytes unless a token is empty (llama.cpp renames it) or holds a
+  // NUL (llama.cpp cuts it there): then the texts are built as llama.cpp
+  // names them, a slower walk no real vocabulary takes. The screen's
+  // memory is bounded by the input: the parser proved the array's strings
+  // are there, 4 bytes of file or more each.
+  HashScreen screen(tokens.count);
   std::string renamed;
-  const char* limit = reinterpret_cast<const char*>(tokens.element_bytes.data() + tokens.element_bytes.size());
-  // Hashes wait in a batch whose slots are prefetched, so that the table's
-  // cache misses overlap instead of following each other.
-  constexpr size_t kBatch = 16;
-  std::array<uint64_t, kBatch> batch;
-  size_t batched = 0;
-  auto add_batch = [&] {
-    for (size_t k = 0; k < batched && !clash; ++k) clash = !seen.Add(batch[k]);
-    batched = 0;
-  };
-  ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
-    if (clash) return;
-    uint64_t h = 0;
-    if (s.empty() || !TokenHash(s, limit, &h)) {  // empty, or cut at a NUL: the text llama.cpp sees
+  if (tokens.empty_strings == 0 && !StringsHoldNul(tokens)) {
+    if (!HashStrings(tokens, screen)) return;  // the parser proved the walk: a bug otherwise
+  } else {
+    const uint8_t* const array_end = tokens.element_bytes.data() + tokens.element_bytes.size();
+    ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
       const std::string_view text = text_of(i, s, renamed);
-      (void)TokenHash(text, text.data() + text.size(), &h);  // no NUL left in it
-    }
-    seen.Prefetch(h);
-    batch[batched++] = h;
-    if (batched == kBatch) add_batch();
-  });
-  add_batch();
-  if (!clash) return;
+      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(text.data());
+      // Words may be read up to the end of the array's bytes, or of the
+      // renamed text.
+      const uint8_t* limit = text.data() == renamed.data() ? bytes + text.size() : array_end;
+      screen.Add(TextHash(bytes, text.size(), static_cast<uint64_t>(limit - bytes)));
+    });
+  }
+  if (!screen.MayRepeat()) return;
+  // Two hashes may be equal: compare the texts.
   absl::flat_hash_map<std::string, uint64_t> first;
   RuleReporter report(ctx, RuleId::kDuplicateToken);
   ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t at) {
