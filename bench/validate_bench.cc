@@ -11,6 +11,10 @@
 //
 // Per input, in one binary so that the ratios compare like with like:
 //   floor/memcpy, floor/memchr   one pass over the header bytes: the floor
+//   floor/walk                   a bare bounds-checked walk of the header:
+//                                every count and length read and checked
+//                                against the bytes that remain, nothing kept
+//                                (the least any safe parser does)
 //   text_scan/header             ScanTextBulk (UTF-8 and zero bytes) over
 //                                the header, the encoding rule's inner loop
 //   text_scan/quarter_same,      a quarter of the header per iteration: the
@@ -18,7 +22,12 @@
 //                                the scan's cost depends on seeing bytes again)
 //   parse                        ParseHeader alone
 //   rules/<family>               each rule family over an already parsed
-//                                header (the families of src/ggufguard/rules/rules.h)
+//                                header (the families of src/ggufguard/rules/rules.h,
+//                                in the order a validation runs them, with
+//                                the key index built once outside the loop)
+//   rules/all                    every family in that order, the key index
+//                                included: a validation less its parse and
+//                                its report
 //   validate/memory              ValidateBytes over the whole file in memory
 //   validate/memory_source       ValidateSource over a MemorySource (adds the
 //                                prefix copy that a file read would do)
@@ -47,6 +56,7 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/parse/parser.h"
+#include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/rules/rules.h"
 #include "ggufguard/validate.h"
 
@@ -181,6 +191,117 @@ void BM_Memchr(benchmark::State& state, const Input* in, uint8_t absent) {
   SetCounters(state, *in);
 }
 
+// A bare bounds-checked walk of a little-endian v2/v3 header: each count
+// and length is checked against the bytes that remain before it is used, and
+// nothing else is done. String arrays use the parser's chain (a pointer that
+// moves by the length field's width and a sum of lengths: see
+// parse/parser.cc, WalkStrings), so the floor is as fast as the walk can be.
+class BoundsWalk {
+ public:
+  explicit BoundsWalk(absl::Span<const uint8_t> bytes) : base_(bytes.data()), size_(bytes.size()) {}
+
+  bool Run() {
+    uint64_t tensors, kvs;
+    if (!Need(24) || std::memcmp(base_, "GGUF", 4) != 0) return false;
+    pos_ = 8;
+    tensors = U64();
+    kvs = U64();
+    for (uint64_t i = 0; i < kvs; ++i) {
+      if (!String() || !Need(4)) return false;
+      if (!Value(U32(), 0)) return false;
+    }
+    for (uint64_t i = 0; i < tensors; ++i) {
+      if (!String() || !Need(4)) return false;
+      const uint32_t n_dims = U32();
+      if (n_dims > 4 || !Need(8 * uint64_t{n_dims} + 4 + 8)) return false;
+      pos_ += 8 * uint64_t{n_dims} + 4 + 8;
+    }
+    return true;
+  }
+  uint64_t position() const { return pos_; }
+
+ private:
+  bool Need(uint64_t n) const { return n <= size_ - pos_; }
+  uint64_t U64() {
+    uint64_t v;
+    std::memcpy(&v, base_ + pos_, 8);
+    pos_ += 8;
+    return v;
+  }
+  uint32_t U32() {
+    uint32_t v;
+    std::memcpy(&v, base_ + pos_, 4);
+    pos_ += 4;
+    return v;
+  }
+  bool String() {
+    if (!Need(8)) return false;
+    const uint64_t len = U64();
+    if (!Need(len)) return false;
+    pos_ += len;
+    return true;
+  }
+  static uint64_t ScalarSize(uint32_t type) {
+    static constexpr uint8_t kSize[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return type < 13 ? kSize[type] : 0;
+  }
+  bool Value(uint32_t type, int depth) {
+    if (type == 8) return String();
+    if (type != 9) {
+      const uint64_t n = ScalarSize(type);
+      if (n == 0 || !Need(n)) return false;
+      pos_ += n;
+      return true;
+    }
+    if (depth > 4 || !Need(12)) return false;
+    const uint32_t element = U32();
+    const uint64_t count = U64();
+    if (element == 8) return Strings(count);
+    if (element == 9) {
+      for (uint64_t i = 0; i < count; ++i) {
+        if (!Value(9, depth + 1)) return false;
+      }
+      return true;
+    }
+    const uint64_t n = ScalarSize(element);
+    if (n == 0 || count > (size_ - pos_) / n) return false;
+    pos_ += count * n;
+    return true;
+  }
+  bool Strings(uint64_t count) {
+    if (count > (size_ - pos_) / 8) return false;
+    const uint8_t* fields = base_ + pos_;
+    uint64_t lengths = 0;
+    for (uint64_t i = 0; i < count; ++i, fields += 8) {
+      const uint64_t at = static_cast<uint64_t>(fields - base_) + lengths;
+      if (size_ - at < 8) return false;
+      uint64_t len;
+      std::memcpy(&len, fields + lengths, 8);
+      if (len > size_ - at - 8) return false;
+      lengths += len;
+    }
+    pos_ = static_cast<uint64_t>(fields - base_) + lengths;
+    return true;
+  }
+
+  const uint8_t* base_;
+  uint64_t size_;
+  uint64_t pos_ = 0;
+};
+
+void BM_Walk(benchmark::State& state, const Input* in) {
+  for (auto _ : state) {
+    BoundsWalk walk(in->file);
+    const bool ok = walk.Run();
+    benchmark::DoNotOptimize(ok);
+    if (!ok || walk.position() != in->header_bytes) {
+      state.SkipWithError("the bounds walk did not end where the header does");
+      return;
+    }
+  }
+  SetCounters(state, *in);
+}
+
 // --- The text scan alone (base/text.h), the encoding rule's inner loop. ---
 
 // One ScanTextBulk pass over the whole header (length fields, numbers and
@@ -224,59 +345,90 @@ void BM_Parse(benchmark::State& state, const Input* in) {
   SetCounters(state, *in);
 }
 
-// One rule family over a header parsed once outside the loop, with a fresh
-// sink each time (what a validation pays). The families are idempotent: the
-// fields they fill (alignment, sizes, offsets) come out the same each time.
-void BM_RuleFamily(benchmark::State& state, const Input* in, absl::Status (*family)(RuleContext&)) {
-  FindingSink parse_sink(BenchPolicy());
-  ParseResult parsed = ParseHeader(in->file, ParseOptions{BenchPolicy().limits, true}, parse_sink);
-  FileView view(in->file, nullptr);
-  {
-    // Earlier families fill what later ones read (alignment, tensor sizes).
+// A header parsed once, as a validation parses it, and its key index: what
+// the rule families read.
+struct Parsed {
+  explicit Parsed(const Input& in)
+      : parse(ParseHeader(in.file, ParseOptions{BenchPolicy().limits, true}, parse_sink)),
+        view(in.file, nullptr),
+        keys(parse.header) {
+    // Earlier families fill what later ones read (the alignment, the data
+    // offset, tensor sizes); they are idempotent, so running them again in
+    // a loop gives the same results each time.
     FindingSink sink(BenchPolicy());
-    RuleContext ctx{parsed.header, view, sink, BenchPolicy()};
-    CheckMetadataEncoding(ctx, KeyIndex(parsed.header));
+    RuleContext ctx = Context(sink);
+    CheckMetadataEncoding(ctx, keys);
     CheckAlignment(ctx);
     CheckTensorInfos(ctx);
   }
-  for (auto _ : state) {
-    FindingSink sink(BenchPolicy());
-    RuleContext ctx{parsed.header, view, sink, BenchPolicy()};
-    absl::Status s = family(ctx);
-    benchmark::DoNotOptimize(s);
-  }
-  SetCounters(state, *in);
-}
+  RuleContext Context(FindingSink& sink) { return RuleContext{parse.header, view, sink, BenchPolicy()}; }
 
-// The tokenizer rules (GG9xxx) alone, the key index built once outside the
-// loop: most of their time is GG9054's walk of the vocabulary.
-void BM_Tokenizer(benchmark::State& state, const Input* in) {
-  FindingSink parse_sink(BenchPolicy());
-  ParseResult parsed = ParseHeader(in->file, ParseOptions{BenchPolicy().limits, true}, parse_sink);
-  FileView view(in->file, nullptr);
-  const KeyIndex keys(parsed.header);
+  FindingSink parse_sink{BenchPolicy()};
+  ParseResult parse;
+  FileView view;
+  KeyIndex keys;
+};
+
+// The families of rules/rules.h, in the order RunHeaderRules and
+// RunFileRules (validate.cc) call them.
+using Family = void (*)(RuleContext&, const KeyIndex&);
+struct NamedFamily {
+  const char* name;
+  Family run;
+};
+constexpr NamedFamily kFamilies[] = {
+    {"metadata_encoding", [](RuleContext& c, const KeyIndex& k) { CheckMetadataEncoding(c, k); }},
+    {"alignment", [](RuleContext& c, const KeyIndex&) { CheckAlignment(c); }},
+    {"tensor_infos", [](RuleContext& c, const KeyIndex&) { CheckTensorInfos(c); }},
+    {"known_keys", [](RuleContext& c, const KeyIndex& k) { CheckKnownKeys(c, k); }},
+    {"tokenizer", [](RuleContext& c, const KeyIndex& k) { CheckTokenizer(c, k); }},
+    {"chat_templates", [](RuleContext& c, const KeyIndex&) { CheckChatTemplates(c); }},
+    {"resource_use", [](RuleContext& c, const KeyIndex& k) { CheckResourceUse(c, k); }},
+    {"loader_asserts", [](RuleContext& c, const KeyIndex& k) { CheckLoaderAsserts(c, k); }},
+    {"key_readings",
+     [](RuleContext& c, const KeyIndex& k) {
+       size_t suppressed = 0;
+       const size_t max_list = c.policy.limits.max_list_entries;
+       benchmark::DoNotOptimize(FindKeyReadings(c.header, k.groups(), max_list, max_list, &suppressed));
+     }},
+    {"tensor_allocation", [](RuleContext& c, const KeyIndex&) { CheckTensorAllocation(c); }},
+    {"data_layout", [](RuleContext& c, const KeyIndex&) { benchmark::DoNotOptimize(CheckDataLayout(c)); }},
+};
+
+// One family over the parsed header, with a fresh sink each time (what a
+// validation pays).
+void BM_RuleFamily(benchmark::State& state, const Input* in, Family family) {
+  Parsed p(*in);
   for (auto _ : state) {
     FindingSink sink(BenchPolicy());
-    RuleContext ctx{parsed.header, view, sink, BenchPolicy()};
-    CheckTokenizer(ctx, keys);
+    RuleContext ctx = p.Context(sink);
+    family(ctx, p.keys);
     benchmark::DoNotOptimize(sink.has_errors());
   }
   SetCounters(state, *in);
 }
 
-// With the key index it reads duplicates from, built each time as a
-// validation builds it once for every family.
-absl::Status MetadataEncoding(RuleContext& ctx) {
-  CheckMetadataEncoding(ctx, KeyIndex(ctx.header));
-  return absl::OkStatus();
+// The key index alone (KeyGroups: duplicates, collisions, lookups).
+void BM_KeyIndex(benchmark::State& state, const Input* in) {
+  Parsed p(*in);
+  for (auto _ : state) {
+    KeyIndex keys(p.parse.header);
+    benchmark::DoNotOptimize(keys.arch_info());
+  }
+  SetCounters(state, *in);
 }
-absl::Status Alignment(RuleContext& ctx) {
-  CheckAlignment(ctx);
-  return absl::OkStatus();
-}
-absl::Status TensorInfos(RuleContext& ctx) {
-  CheckTensorInfos(ctx);
-  return absl::OkStatus();
+
+// Every family and the key index: a validation less the parse and the report.
+void BM_AllRules(benchmark::State& state, const Input* in) {
+  Parsed p(*in);
+  for (auto _ : state) {
+    FindingSink sink(BenchPolicy());
+    RuleContext ctx = p.Context(sink);
+    const KeyIndex keys(p.parse.header);
+    for (const NamedFamily& f : kFamilies) f.run(ctx, keys);
+    benchmark::DoNotOptimize(sink.has_errors());
+  }
+  SetCounters(state, *in);
 }
 
 // Heap allocations per iteration of the loop that runs between the calls.
@@ -345,12 +497,13 @@ void Register(const Input* in) {
   benchmark::RegisterBenchmark(name("text_scan/header").c_str(), BM_TextScan, in);
   benchmark::RegisterBenchmark(name("text_scan/quarter_same").c_str(), BM_TextScanQuarter, in, false);
   benchmark::RegisterBenchmark(name("text_scan/quarter_rotating").c_str(), BM_TextScanQuarter, in, true);
+  benchmark::RegisterBenchmark(name("floor/walk").c_str(), BM_Walk, in);
   benchmark::RegisterBenchmark(name("parse").c_str(), BM_Parse, in);
-  benchmark::RegisterBenchmark(name("rules/metadata_encoding").c_str(), BM_RuleFamily, in, &MetadataEncoding);
-  benchmark::RegisterBenchmark(name("rules/alignment").c_str(), BM_RuleFamily, in, &Alignment);
-  benchmark::RegisterBenchmark(name("rules/tensor_infos").c_str(), BM_RuleFamily, in, &TensorInfos);
-  benchmark::RegisterBenchmark(name("rules/data_layout").c_str(), BM_RuleFamily, in, &CheckDataLayout);
-  benchmark::RegisterBenchmark(name("rules/tokenizer").c_str(), BM_Tokenizer, in);
+  benchmark::RegisterBenchmark(name("rules/key_index").c_str(), BM_KeyIndex, in);
+  for (const NamedFamily& f : kFamilies) {
+    benchmark::RegisterBenchmark(name((std::string("rules/") + f.name).c_str()).c_str(), BM_RuleFamily, in, f.run);
+  }
+  benchmark::RegisterBenchmark(name("rules/all").c_str(), BM_AllRules, in);
   benchmark::RegisterBenchmark(name("validate/memory").c_str(), BM_ValidateMemory, in);
   benchmark::RegisterBenchmark(name("validate/memory_source").c_str(), BM_ValidateMemorySource, in);
   benchmark::RegisterBenchmark(name("validate/path").c_str(), BM_ValidatePath, in);
