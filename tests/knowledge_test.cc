@@ -89,9 +89,12 @@ TEST(KnowledgeTableTest, CoversTheArchitecturesLlamaCppBuilds) {
     const ArchInfo* info = FindArchInfo(arch);
     ASSERT_NE(info, nullptr) << arch;
     EXPECT_EQ(info->kind, ArchKind::kModel) << arch;
-    // every model architecture needs what llama_model_base::load_hparams reads unconditionally
+    // every model architecture needs what llama_model_base::load_hparams reads
+    // unconditionally, and what the vocabulary loader does
     std::set<std::string> req = Required(arch);
-    for (const char* k : {"context_length", "embedding_length", "block_count"}) EXPECT_TRUE(req.count(k)) << arch << " " << k;
+    for (const char* k : {"context_length", "embedding_length", "block_count", "=tokenizer.ggml.model"}) {
+      EXPECT_TRUE(req.count(k)) << arch << " " << k;
+    }
   }
   EXPECT_EQ(FindArchInfo("clip")->kind, ArchKind::kOtherFile);
   EXPECT_EQ(FindArchInfo("controlvector")->kind, ArchKind::kOtherFile);
