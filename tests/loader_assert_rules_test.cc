@@ -125,12 +125,20 @@ TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsBelowBlockCoun
   EXPECT_TRUE(LacksRule(Check(file(2, 1)), RuleId::kNextnLayersRange));
   const BuiltFile above = file(2, 3);
   EXPECT_TRUE(HasFinding(Check(above), RuleId::kNextnLayersRange, testing::KvAt(above, 2).payload));
-  // A vocabulary-only file: llama.cpp reads no hyperparameter.
+  // A vocabulary-only file: llama.cpp reads no hyperparameter. Without a
+  // vocabulary it is no such file, and a model's load asserts.
   testing::GgufBuilder vocab;
   vocab.AddKv("general.architecture", GgufValue::Str("glm4"))
       .AddKv("glm4.block_count", GgufValue::U32(2))
       .AddKv("glm4.nextn_predict_layers", GgufValue::U32(2));
+  const BuiltFile no_vocab = vocab.Build();
+  EXPECT_TRUE(HasFinding(Check(no_vocab), RuleId::kNextnLayersRange, testing::KvAt(no_vocab, 2).payload));
+  vocab.AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"));
   EXPECT_TRUE(LacksRule(Check(vocab.Build()), RuleId::kNextnLayersRange));
+  // The first part of a split model, metadata only: the loader reads it.
+  vocab.AddKv("split.no", GgufValue::U16(0)).AddKv("split.count", GgufValue::U16(2));
+  const BuiltFile first_part = vocab.Build();
+  EXPECT_TRUE(HasFinding(Check(first_part), RuleId::kNextnLayersRange, testing::KvAt(first_part, 2).payload));
 }
 
 // gemma4-assistant asserts nextn_predict_layers == block_count: anything
@@ -142,7 +150,11 @@ TEST(LoaderAssertRulesTest, NextnLayersWhereTheArchitectureAssertsAllOfThem) {
     b.AddKv("general.architecture", GgufValue::Str("gemma4-assistant"))
         .AddKv("gemma4-assistant.block_count", GgufValue::U32(4));
     if (nextn) b.AddKv("gemma4-assistant.nextn_predict_layers", GgufValue::U32(*nextn));
-    if (tensors) b.AddTensor("output_norm.weight", {8}, 0);
+    if (tensors) {
+      b.AddTensor("output_norm.weight", {8}, 0);
+    } else {
+      b.AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"));  // a vocabulary-only file
+    }
     return b.Build();
   };
   const BuiltFile three = file(3, true);

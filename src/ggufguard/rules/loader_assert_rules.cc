@@ -81,16 +81,16 @@ void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
 // llama.cpp (node-llama-cpp 3.21.1) asserts it in load_hparams for all of
 // them, and where it is read hparams.n_layer() = block_count - nextn wraps
 // in unsigned arithmetic. Both keys are read as exactly u32 (another type is
-// refused, not a crash); files without tensors load the vocabulary only.
+// refused, not a crash); a vocabulary-only file is not read for them
+// (ReadsHyperparameters).
 void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   // A vocabulary-only load stops before the hyperparameters.
-  if (!blocks || ctx.header.tensors.empty()) return;
+  if (!blocks || !ReadsHyperparameters(ctx.header, keys)) return;
   // gemma4-assistant is made of next-N layers only and asserts that they are
-  // all of them; the key absent reads as 0 there (a model with tensors: a
-  // vocabulary-only load stops before the hyperparameters).
+  // all of them; the key absent reads as 0 there.
   if (AssertsNextnEqualBlockCount(keys.arch()) && (nextn_kv == nullptr || (nextn && *nextn != *blocks))) {
     ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv ? nextn_kv->value().offset : keys.arch_kv()->value().offset,
                  absl::StrCat("'", EscapeForDisplay(keys.arch()), ".nextn_predict_layers' is ", nextn.value_or(0),
@@ -347,7 +347,9 @@ void CheckNormEpsilon(RuleContext& ctx, const KeyIndex& keys) {
 // (GG4004), not asserted on.
 void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
   const ArchInfo* info = keys.arch_info();
-  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || ctx.header.tensors.empty()) return;
+  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || !ReadsHyperparameters(ctx.header, keys)) {
+    return;
+  }
   for (const ArchAssert& a : ArchAsserts(keys.arch())) {
     const KeyValue* kv = keys.FindArch(a.key);
     if (kv == nullptr) continue;
