@@ -794,6 +794,22 @@ std::vector<OracleRegression> PublicReports() {
   return out;
 }
 
+// Files ggufguard accepted and llama.cpp refuses, reported against ggufguard
+// (corpus/regressions/README.md names each): each must be rejected under the
+// default policy with `rule`.
+std::vector<OracleRegression> Misses() {
+  std::vector<OracleRegression> out;
+  // A held-out file: llama, no tensors, and neither a model's
+  // hyperparameters nor a vocabulary. llama.cpp refuses it whichever way it
+  // loads it ("key not found in model: llama.context_length", or with
+  // vocab_only "... tokenizer.ggml.model"); ggufguard took it for a
+  // vocabulary-only file and checked no required key.
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("general.name", GgufValue::Str("no tensors"));
+  out.push_back({"miss-tensorless-llama-without-required-keys.gguf", RuleId::kMissingHyperparameter, b.Build().bytes});
+  return out;
+}
+
 constexpr char kRegressionsReadme[] = R"(# corpus/regressions
 
 Inputs that once crashed a fuzzer, broke an invariant or made ggufguard
@@ -883,6 +899,7 @@ int main(int argc, char** argv) {
   }
   std::vector<OracleRegression> regressions = OracleRegressions();
   for (OracleRegression& reg : PublicReports()) regressions.push_back(std::move(reg));
+  for (OracleRegression& reg : Misses()) regressions.push_back(std::move(reg));
   for (const OracleRegression& reg : regressions) {
     ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
     if (report.valid() || !HasRule(report, reg.rule)) {
