@@ -238,6 +238,13 @@ TEST(LoaderAssertRulesTest, RopeScalingTypeOutsideLlamaCppsTable) {
     m.Set("llama.rope.scaling.type", GgufValue::Str(name));
     EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kRopeScalingType)) << name;
   }
+  // A vocabulary-only load never reads it (the oracle's vocab_only load
+  // takes this file); without a vocabulary the file is a model's header.
+  m.Set("llama.rope.scaling.type", GgufValue::Str("dynamic"));
+  m.tensors.clear();
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kRopeScalingType));
+  m.Erase("tokenizer.ggml.model");
+  EXPECT_TRUE(testing::HasRule(Check(m.Build()), RuleId::kRopeScalingType));
 }
 
 TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
@@ -353,6 +360,10 @@ TEST(LoaderAssertRulesTest, ExpertCountsThatLlamaCppAssertsOn) {
     if (c.group_used) m.Set("llama.expert_group_used_count", GgufValue::U32(*c.group_used));
     const Report r = Check(m.Build());
     EXPECT_EQ(HasRule(r, RuleId::kExpertCounts), c.aborts) << c.what << "\n" << Describe(r);
+    // A vocabulary-only load stops before the asserts (the oracle's
+    // vocab_only load takes 4 experts with 8 used).
+    m.tensors.clear();
+    EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kExpertCounts)) << c.what << " (vocabulary only)";
   }
 }
 

@@ -115,6 +115,7 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
 // load_hparams maps {arch}.rope.scaling.type through a table of four names
 // and asserts that it found one: any other string aborts the load.
 void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
+  if (!ReadsHyperparameters(ctx.header, keys)) return;  // a vocabulary-only load stops before it
   const KeyValue* kv = keys.FindArch("rope.scaling.type");
   if (kv == nullptr || kv->type() != ValueType::kString) return;  // absent: "linear"; not a string: refused
   const std::string_view name = kv->value().AsString();
@@ -139,6 +140,7 @@ void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
 void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
   const ArchInfo* info = keys.arch_info();
   if (info == nullptr || info->kind != ArchKind::kModel) return;  // llama.cpp refuses the file first
+  if (!ReadsHyperparameters(ctx.header, keys)) return;             // a vocabulary-only load stops before them
   const KeyValue* experts_kv = keys.FindArch("expert_count");
   const KeyValue* used_kv = keys.FindArch("expert_used_count");
   const KeyValue* groups_kv = keys.FindArch("expert_group_count");
