@@ -211,9 +211,15 @@ std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
 // the file the README validates with no argument. `overrides` replaces the
 // value of a key it names, or adds the key (the loader oracle's regressions
 // are this model with one change); `blocks` repeats the block (and sets
-// block_count), `retyped` gives a tensor another ggml type and its data.
+// block_count), `retyped` gives a tensor another ggml type and its data,
+// `extra` adds F32 tensors right after token_embd.weight (name, dims, data).
 using KvOverrides = std::vector<std::pair<std::string, GgufValue>>;
 using TensorRetypes = std::map<std::string, std::pair<uint32_t, std::vector<uint8_t>>>;
+struct ExtraTensor {
+  std::string name;
+  std::vector<uint64_t> dims;
+  std::vector<float> values;
+};
 constexpr uint32_t kMinimalLlamaVocab = 32;
 
 std::vector<std::string> MinimalLlamaTokens() {
@@ -231,7 +237,8 @@ std::vector<int32_t> MinimalLlamaTokenTypes() {
   return types;
 }
 
-GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {}) {
+GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {},
+                         const std::vector<ExtraTensor>& extra = {}) {
   constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
   const std::vector<std::string> tokens = MinimalLlamaTokens();
   const std::vector<int32_t> types = MinimalLlamaTokenTypes();
@@ -282,6 +289,7 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1,
   };
   auto norm = [&](const std::string& name) { add(name, {kEmbd}, 0, Le32(std::vector<float>(kEmbd, 1.0f))); };
   q8("token_embd.weight", kEmbd, kVocab);
+  for (const ExtraTensor& t : extra) add(t.name, t.dims, 0, Le32(t.values));
   for (uint32_t il = 0; il < blocks; ++il) {
     const std::string blk = "blk." + std::to_string(il) + ".";
     norm(blk + "attn_norm.weight");
@@ -732,6 +740,28 @@ std::vector<OracleRegression> OracleRegressions() {
   return out;
 }
 
+// Files ggufguard once rejected and llama.cpp loads (the loader oracle says
+// so): each must stay valid under the default and strict policies, with no
+// finding of `rule`.
+std::vector<OracleRegression> FalsePositiveRegressions() {
+  std::vector<OracleRegression> out;
+  // general.alignment 8, the data section and token_embd.weight on a
+  // multiple of 32, then rope_freqs.weight (n_rot / 2 = 4 floats, 16 bytes)
+  // puts every later tensor at 16 mod 32: only the first tensor of the
+  // CPU's buffer must be on 32 (GG9050 flagged the eleven after it).
+  const std::vector<ExtraTensor> rope_freqs = {{"rope_freqs.weight", {4}, {1.0f, 1.0f, 1.0f, 1.0f}}};
+  for (size_t pad = 0;; ++pad) {
+    GgufBuilder b = MinimalLlama({{"general.name", GgufValue::Str("minimal-llama" + std::string(pad, '-'))}}, 1, {},
+                                 rope_freqs);
+    const ggufguard::testing::BuiltFile f = b.AddAlignmentKv(8).Build();
+    if (f.data_offset % 32 == 0) {
+      out.push_back({"fp-alignment-8-first-tensor-aligned.gguf", RuleId::kTensorDataAlignment, f.bytes});
+      break;
+    }
+  }
+  return out;
+}
+
 // One reproducer per public report of a GGUF parser or loader bug (issue
 // 10 lists them; corpus/regressions/README.md names each), written by our
 // own writer: each must be rejected under the default policy with `rule`.
@@ -887,6 +917,18 @@ int main(int argc, char** argv) {
     ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
     if (report.valid() || !HasRule(report, reg.rule)) {
       Fail("regressions/" + reg.name + " is not rejected with " + ggufguard::RuleCode(reg.rule));
+    }
+    WriteFile(regressions_dir / reg.name, reg.bytes);
+    total += reg.bytes.size();
+    ++files;
+  }
+  for (const OracleRegression& reg : FalsePositiveRegressions()) {
+    for (const Policy& policy : {default_policy, ggufguard::StrictPolicy()}) {
+      ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, policy);
+      if (!report.valid() || HasRule(report, reg.rule)) {
+        Fail("regressions/" + reg.name + " is not valid without " + ggufguard::RuleCode(reg.rule) + " under the " +
+             policy.name + " policy");
+      }
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();

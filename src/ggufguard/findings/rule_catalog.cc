@@ -114,7 +114,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kVocabSizeLimit, "vocab-size-limit", E, E, "more tokens or merges than the policy limit"},
     {RuleId::kHeaderMemory, "header-memory", E, E, "the parsed header would take more loader memory than the policy limit"},
 
-    {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "tensor data at a file offset that is not a multiple of 32 (llama.cpp asserts under mmap)"},
+    {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "the first tensor of llama.cpp's CPU buffer at a file offset that is not a multiple of 32 (its default mmap load asserts)"},
     {RuleId::kWordPieceByteToken, "wordpiece-byte-token", E, E, "a BYTE-type token in a WordPiece (bert) vocabulary (llama.cpp aborts)"},
     {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers not below block_count where the architecture asserts it, or above it (llama.cpp aborts or wraps its layer count)"},
     {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},

@@ -5,6 +5,7 @@
 // loads is rejected.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,28 +24,166 @@ namespace {
 // ggml's TENSOR_ALIGNMENT (ggml-impl.h).
 constexpr uint64_t kTensorAlignment = 32;
 
-// With mmap (llama.cpp's default) tensor data stays where it is in the file:
-// the CPU backend wraps [first tensor, last tensor end) of the mapping in a
-// buffer, and ggml_backend_cpu_buffer_from_ptr asserts that the start is a
-// multiple of 32 (the mapping itself is page-aligned). general.alignment 8
-// or 16 is legal GGUF, so a file consistent with its own alignment can
-// still put tensors at such offsets. Which tensor starts a buffer depends on
-// how the loader groups them by buffer type, so every tensor must be
-// aligned. A tensor already off its own alignment is GG6001's.
-void CheckTensorDataAlignment(RuleContext& ctx) {
+// The layer llama.cpp's load_tensors gives a tensor (llm_tensor_info in
+// llama-arch.cpp), which decides where it goes: the input layer always stays
+// on the CPU, n_gpu_layers moves the last repeating layers to a GPU and, once
+// it exceeds block_count, the output layer too.
+struct TensorLayer {
+  enum Kind : uint8_t { kInput, kRepeating, kOutput } kind;
+  uint64_t layer = 0;  // kRepeating: the block number
+};
+
+TensorLayer LayerOfTensor(std::string_view name) {
+  for (std::string_view prefix : {"blk.", "enc.blk.", "dec.blk.", "posnet.", "convnext."}) {
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    uint64_t il = 0;
+    size_t i = prefix.size();
+    for (; i < name.size() && i < prefix.size() + 6 && name[i] >= '0' && name[i] <= '9'; ++i) {
+      il = il * 10 + static_cast<uint64_t>(name[i] - '0');
+    }
+    if (i > prefix.size() && i < name.size() && name[i] == '.') return {TensorLayer::kRepeating, il};
+  }
+  const std::string_view base = name.substr(0, name.rfind('.'));
+  for (std::string_view input : {"token_embd", "token_embd_norm", "position_embd", "token_types", "conv1d"}) {
+    if (base == input) return {TensorLayer::kInput};
+  }
+  // Created with every layer (TENSOR_DUPLICATED), layer 0 first.
+  for (std::string_view per_layer : {"rope_freqs", "rope_factors_long", "rope_factors_short"}) {
+    if (base == per_layer) return {TensorLayer::kRepeating, 0};
+  }
+  return {TensorLayer::kOutput};
+}
+
+// Whether a CPU "extra" buffer type of a default llama.cpp build may take
+// the tensor out of the CPU's mapped buffer: load_tensors offers them before
+// the plain CPU buffer type, and they copy the weights into memory of their
+// own. The repack buffer type (ggml-cpu/repack.cpp,
+// ggml_repack_get_optimal_repack_type: AVX2, NEON or RVV CPUs) and AMX
+// (amx/common.h qtype_has_amx_kernels, and F16) hold only the weights of a
+// matrix multiplication (2-D, or 3-D for the experts' MUL_MAT_ID) of these
+// types, never a tensor llama.cpp gathers rows from (GET_ROWS: the
+// embeddings). Which of them a given CPU takes depends on its features and
+// the shape, hence "may".
+bool MayLeaveCpuBuffer(const TensorInfo& t, TensorLayer where) {
+  if (t.n_dims != 2 && t.n_dims != 3) return false;
+  if (where.kind == TensorLayer::kInput) return false;  // embeddings and conv1d: never multiplied
+  const std::string_view name = t.name;
+  const std::string_view base = name.substr(0, name.rfind('.'));
+  if (base == "per_layer_token_embd") return false;
+  for (std::string_view gathered : {".attn_rel_b", ".nextn.embed_tokens"}) {
+    if (base.size() >= gathered.size() && base.substr(base.size() - gathered.size()) == gathered) return false;
+  }
+  switch (t.ggml_type) {
+    case 1:   // F16 (AMX)
+    case 2:   // Q4_0
+    case 3:   // Q4_1 (AMX)
+    case 8:   // Q8_0
+    case 10:  // Q2_K
+    case 12:  // Q4_K
+    case 13:  // Q5_K
+    case 14:  // Q6_K
+    case 20:  // IQ4_NL
+    case 23:  // IQ4_XS (AMX)
+    case 39:  // MXFP4
+      return true;
+    default:
+      return false;
+  }
+}
+
+// With mmap (llama.cpp's default) tensor data stays where it is in the file.
+// load_tensors puts the tensors in one context per buffer type, and for the
+// CPU's own buffer type wraps the mapped range from the lowest file offset of
+// its tensors to the end of the last (get_mapping_range) in a buffer:
+// ggml_backend_cpu_buffer_from_ptr asserts that its start is a multiple of
+// 32, and aborts the process otherwise (the mapping itself is page-aligned).
+// The other tensors may lie anywhere, so general.alignment 8 or 16, which
+// GGUF allows, loads as long as the tensor that starts that buffer is on 32.
+//
+// Which tensor that is: walking the tensors by offset, the first one that
+// stays in the CPU's buffer type. With llama_model_default_params, on a CPU
+// only machine, it is the first tensor, or a later one where every tensor
+// before it is a matrix the CPU's repack or AMX buffer type takes; with a
+// GPU (n_gpu_layers 999), the first tensor of the input layer, all that
+// stays on the CPU. Either is an error: the default load of some machine
+// aborts. A smaller n_gpu_layers keeps the first repeating layers and
+// perhaps the output layer on the CPU too, so that other tensors can start
+// the buffer; that, tensor overrides (--override-tensor) and ops a GPU does
+// not support, which fall back to the CPU, are not judged.
+// Adapters, projectors and control vectors are read into buffers of their
+// own, not mapped. A tensor off its own alignment is GG6001's.
+void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
   const GgufHeader& h = ctx.header;
   if (!h.data_offset_known || h.alignment % kTensorAlignment == 0) return;
-  RuleReporter report(ctx, RuleId::kTensorDataAlignment);
-  for (const TensorInfo& t : h.tensors) {
+  const ArchInfo* info = keys.arch_info();
+  if ((info != nullptr && info->kind != ArchKind::kModel) || IsAdapter(keys)) return;
+  struct Placed {
+    uint64_t begin;
+    uint32_t index;
+  };
+  std::vector<Placed> by_offset;
+  by_offset.reserve(h.tensors.size());
+  bool in_order = true;
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    const TensorInfo& t = h.tensors[i];
     uint64_t begin = 0;
     if (t.relative_offset() % h.alignment != 0 || !CheckedAdd(h.data_offset, t.relative_offset(), &begin)) continue;
-    if (begin % kTensorAlignment == 0) continue;
-    report.Add(t.relative_offset_field(), [&] {
-      return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data starts at file offset ", begin,
-                          ", not a multiple of 32 (general.alignment is ", h.alignment,
-                          "): llama.cpp maps tensor data in place and aborts (GGML_ASSERT in "
-                          "ggml_backend_cpu_buffer_from_ptr) when a buffer starts there");
+    in_order = in_order && (by_offset.empty() || by_offset.back().begin <= begin);
+    by_offset.push_back({begin, static_cast<uint32_t>(i)});
+  }
+  // gguf.cpp refuses tensors out of the order of their offsets (GG6005
+  // warns); sorted, such a file is judged by its lowest offset all the same.
+  if (!in_order) {
+    std::sort(by_offset.begin(), by_offset.end(), [](const Placed& a, const Placed& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
     });
+  }
+  RuleReporter error(ctx, RuleId::kTensorDataAlignment);
+  // What has been seen, by layer, of tensors that surely stay in the CPU's
+  // buffer when their layer is on the CPU: once one is, no later tensor of
+  // a configuration that keeps that layer on the CPU starts the buffer.
+  bool input_stays = false, output_stays = false;
+  uint64_t lowest_layer_staying = UINT64_MAX;
+  for (const Placed& p : by_offset) {
+    if (input_stays) break;  // the input layer is on the CPU in every configuration
+    const TensorInfo& t = h.tensors[p.index];
+    const TensorLayer layer = LayerOfTensor(t.name);
+    const bool in_default_load = !output_stays && lowest_layer_staying == UINT64_MAX;
+    const bool misaligned = p.begin % kTensorAlignment != 0;
+    auto lead = [&] {
+      return absl::StrCat("tensor '", EscapeForDisplay(t.name, 96), "' data starts at file offset ", p.begin,
+                          ", not a multiple of 32 (general.alignment is ", h.alignment, "): ");
+    };
+    constexpr std::string_view kAborts =
+        ", and ggml_backend_cpu_buffer_from_ptr aborts on a buffer that does not start on a multiple of 32 "
+        "(GGML_ASSERT: the process dies)";
+    if (misaligned && (in_default_load || layer.kind == TensorLayer::kInput)) {
+      error.Add(t.relative_offset_field(), [&] {
+        const Placed& first = by_offset.front();
+        if (&p == &first) {
+          return absl::StrCat(lead(), "it is the file's first tensor, where llama.cpp's default (mmap) load starts the "
+                              "buffer of its CPU tensors", Sv(kAborts),
+                              MayLeaveCpuBuffer(t, layer)
+                                  ? " (unless the CPU's repack or AMX buffer type takes this matrix)"
+                                  : "");
+        }
+        if (in_default_load) {
+          return absl::StrCat(lead(), "every tensor before it ('", EscapeForDisplay(h.tensors[first.index].name, 96),
+                              "' at ", first.begin, " first) is a matrix that the CPU's repack or AMX buffer type may ",
+                              "take, and where it does, llama.cpp's default (mmap) load starts the buffer of its CPU ",
+                              "tensors here", Sv(kAborts));
+        }
+        return absl::StrCat(lead(), "on a machine with a GPU, llama.cpp's default load offloads every layer but the "
+                            "input layer (n_gpu_layers 999 in llama_model_default_params), whose first tensor this is: "
+                            "the buffer of its CPU tensors starts here", Sv(kAborts));
+      });
+    }
+    if (MayLeaveCpuBuffer(t, layer)) continue;
+    switch (layer.kind) {
+      case TensorLayer::kInput: input_stays = true; break;
+      case TensorLayer::kOutput: output_stays = true; break;
+      case TensorLayer::kRepeating: lowest_layer_staying = std::min(lowest_layer_staying, layer.layer); break;
+    }
   }
 }
 
@@ -451,7 +590,7 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckArchAsserts(ctx, keys);
-  CheckTensorDataAlignment(ctx);
+  CheckTensorDataAlignment(ctx, keys);
   CheckWordPieceByteTokens(ctx, keys);
   CheckNextnLayers(ctx, keys);
   CheckRopeScalingType(ctx, keys);
