@@ -76,6 +76,7 @@ TEST(LoaderAssertRulesTest, FirstTensorOffAMultipleOf32UnderASmallAlignment) {
             std::string::npos)
       << MessageOf(r, RuleId::kTensorDataAlignment);
   EXPECT_TRUE(LacksRule(r, RuleId::kTensorMisaligned));  // consistent with its own alignment
+  EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignmentOffload));
 
   // The neighbour: the same alignment, data section on a multiple of 32.
   BuiltFile good = AlignedTo8(m, 0);
@@ -95,6 +96,7 @@ TEST(LoaderAssertRulesTest, LaterTensorsNeedOnlyTheirOwnAlignment) {
       Report r = Check(f, policy);
       EXPECT_TRUE(IsValid(r)) << alignment << " " << policy.name;
       EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignment)) << alignment << " " << policy.name;
+      EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignmentOffload)) << alignment << " " << policy.name;
     }
     // The neighbour: the same tensors with the data section off 32.
     BuiltFile bad = WithDataAt(m, alignment, alignment);
@@ -143,6 +145,75 @@ TEST(LoaderAssertRulesTest, TheBufferStartsAfterMatricesAnExtraBufferTypeTakes) 
     EXPECT_EQ(CountRule(r, RuleId::kTensorDataAlignment), 1u) << type;
     EXPECT_EQ(MessageOf(r, RuleId::kTensorDataAlignment).find("unless") != std::string::npos, type == testing::kF16);
   }
+}
+
+// A llama of two blocks with `tensors` in this order, general.alignment 8
+// and the data section on 32.
+BuiltFile TwoBlocksInOrder(const std::vector<TinyModel::Tensor>& tensors) {
+  for (size_t pad = 0; pad < 32; ++pad) {
+    testing::GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"))
+        .AddKv("general.name", GgufValue::Str(std::string(pad, 'a')))
+        .AddKv("llama.block_count", GgufValue::U32(2))
+        .AddAlignmentKv(8);
+    for (const TinyModel::Tensor& t : tensors) b.AddTensor(t.name, t.dims, t.type);
+    BuiltFile f = b.Build();
+    if (f.data_offset % 32 == 0) return f;
+  }
+  ADD_FAILURE() << "no name length puts the data section on 32";
+  return {};
+}
+
+// With a smaller n_gpu_layers the CPU's buffer holds the input layer, the
+// first repeating layers and (up to n_gpu_layers = block_count) the output
+// layer: a tensor after one that the CPU-only load starts with can still
+// start it (GG9060, a warning). The input layer alone stays on the CPU when
+// a GPU takes every other layer, llama.cpp's default: its first tensor is
+// GG9050's.
+TEST(LoaderAssertRulesTest, GpuOffloadMovesTheStartOfTheCpuBuffer) {
+  const std::vector<TinyModel::Tensor> tensors = {
+      {"blk.1.attn_norm.weight", {2}, testing::kF32},  // 8 bytes: on the CPU unless layer 1 is offloaded
+      {"blk.0.attn_norm.weight", {8}, testing::kF32},  // at 8 mod 32: first with layer 1 offloaded
+      {"blk.0.ffn_norm.weight", {8}, testing::kF32},   // after a layer-0 tensor that stays: never first
+      {"output_norm.weight", {8}, testing::kF32},      // first with both layers offloaded
+      {"token_embd.weight", {8, 2}, testing::kF32},    // the input layer's first: first with every layer offloaded
+      {"output.weight", {8, 2}, testing::kF32}};       // after the input layer: never first
+  BuiltFile f = TwoBlocksInOrder(tensors);
+  auto offset_field = [&](size_t i) {
+    return f.tensor_info_offsets[i] + 8 + tensors[i].name.size() + 4 + 8 * tensors[i].dims.size() + 4;
+  };
+  ASSERT_EQ(f.tensor_data_offsets[5] % 32, 8u);  // every tensor but the first at 8 mod 32
+  Report r = Check(f);
+  EXPECT_EQ(CountRule(r, RuleId::kTensorDataAlignmentOffload), 2u) << testing::Describe(r);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTensorDataAlignmentOffload, offset_field(1)));
+  EXPECT_TRUE(HasFinding(r, RuleId::kTensorDataAlignmentOffload, offset_field(3)));
+  EXPECT_NE(MessageOf(r, RuleId::kTensorDataAlignmentOffload)
+                .find(absl::StrCat("'blk.0.attn_norm.weight' data starts at file offset ", f.tensor_data_offsets[1])),
+            std::string::npos)
+      << MessageOf(r, RuleId::kTensorDataAlignmentOffload);
+  EXPECT_NE(MessageOf(r, RuleId::kTensorDataAlignmentOffload)
+                .find("the layers after 0 are offloaded to a GPU (n_gpu_layers = 1)"),
+            std::string::npos);
+  EXPECT_EQ(CountRule(r, RuleId::kTensorDataAlignment), 1u) << testing::Describe(r);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTensorDataAlignment, offset_field(4)));
+
+  // The output layer first with all repeating layers on the GPU; the input
+  // layer on 32, so the default load of every machine works: a warning,
+  // which only the strict policy rejects.
+  const std::vector<TinyModel::Tensor> output = {
+      {"blk.0.attn_norm.weight", {2}, testing::kF32},  // 8 bytes
+      {"output_norm.weight", {8}, testing::kF32},      // at 8 mod 32
+      {"output.bias", {6}, testing::kF32},             // 24 bytes
+      {"token_embd.weight", {8, 2}, testing::kF32}};   // on 32
+  BuiltFile g = TwoBlocksInOrder(output);
+  r = Check(g);
+  EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignment)) << testing::Describe(r);
+  EXPECT_EQ(CountRule(r, RuleId::kTensorDataAlignmentOffload), 1u) << testing::Describe(r);
+  EXPECT_NE(MessageOf(r, RuleId::kTensorDataAlignmentOffload).find("'output_norm.weight'"), std::string::npos);
+  EXPECT_NE(MessageOf(r, RuleId::kTensorDataAlignmentOffload).find("(n_gpu_layers = block_count)"),
+            std::string::npos);
+  EXPECT_FALSE(HasRule(ValidateBytes(g.bytes, StrictPolicy()), RuleId::kTensorDataAlignment));
+  EXPECT_TRUE(HasRule(ValidateBytes(g.bytes, StrictPolicy()), RuleId::kTensorDataAlignmentOffload));
 }
 
 // Only llama_model_load maps a file: LoRA adapters, projectors and control
@@ -710,6 +781,7 @@ TEST(LoaderAssertRulesTest, OracleFalsePositivesAreAccepted) {
       Report r = ValidateBytes(bytes, policy);
       EXPECT_TRUE(r.valid()) << file << " " << policy.name << testing::Describe(r);
       EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignment)) << file;
+      EXPECT_TRUE(LacksRule(r, RuleId::kTensorDataAlignmentOffload)) << file;
     }
   }
 }

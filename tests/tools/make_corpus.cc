@@ -602,6 +602,23 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kHyperparameterAssert, arch("minimax-m3")
                                          .AddKv("minimax-m3.attention.indexer.block_size", GgufValue::U32(0))
                                          .AddTensor("output_norm.weight", {8}, 0));
+  // Two blocks, layer 1's first 8 bytes on 32: layer 0's first tensor at 8
+  // mod 32 starts the CPU's buffer when layer 1 is offloaded (token_embd,
+  // on 32, when both are).
+  for (size_t pad = 0;; ++pad) {
+    GgufBuilder b = arch("llama")
+                        .AddKv("general.name", GgufValue::Str(std::string(pad, 'a')))
+                        .AddKv("llama.block_count", GgufValue::U32(2));
+    b.AddAlignmentKv(8)
+        .AddTensor("blk.1.attn_norm.weight", {2}, 0)
+        .AddTensor("blk.0.attn_norm.weight", {8}, 0)
+        .AddTensor("blk.0.ffn_norm.weight", {6}, 0)
+        .AddTensor("token_embd.weight", {8, 2}, 0);
+    if (b.Layout().data_offset % 32 == 0) {
+      add(RuleId::kTensorDataAlignmentOffload, b);
+      break;
+    }
+  }
   return r;
 }
 

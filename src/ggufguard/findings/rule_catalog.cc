@@ -124,6 +124,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kUncomputableTensorType, "uncomputable-tensor-type", E, E, "a model tensor of a ggml type llama.cpp's CPU kernels cannot compute with (integer, f64, Q8_1/Q8_K; a 1-D weight not in f32)"},
     {RuleId::kNegativeNormEpsilon, "negative-norm-epsilon", E, E, "{arch}.attention.layer_norm_epsilon or layer_norm_rms_epsilon below 0 (every ggml backend asserts on the first token)"},
     {RuleId::kHyperparameterAssert, "hyperparameter-assert", E, E, "a hyperparameter value that an architecture's llama.cpp loader asserts against as it reads it (GGML_ASSERT: the process aborts)"},
+    {RuleId::kTensorDataAlignmentOffload, "tensor-data-alignment-offload", W, E, "a tensor at a file offset that is not a multiple of 32 that starts llama.cpp's CPU buffer when only some layers are offloaded to a GPU (the mmap load asserts)"},
 };
 
 static_assert([] {

@@ -108,8 +108,9 @@ bool MayLeaveCpuBuffer(const TensorInfo& t, TensorLayer where) {
 // stays on the CPU. Either is an error: the default load of some machine
 // aborts. A smaller n_gpu_layers keeps the first repeating layers and
 // perhaps the output layer on the CPU too, so that other tensors can start
-// the buffer; that, tensor overrides (--override-tensor) and ops a GPU does
-// not support, which fall back to the CPU, are not judged.
+// the buffer: a warning (GG9060). Tensor overrides (--override-tensor) and
+// ops a GPU does not support, which fall back to the CPU, can put any
+// tensor first; they are not modelled.
 // Adapters, projectors and control vectors are read into buffers of their
 // own, not mapped. A tensor off its own alignment is GG6001's.
 void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
@@ -138,7 +139,9 @@ void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
       return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
     });
   }
+  const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   RuleReporter error(ctx, RuleId::kTensorDataAlignment);
+  RuleReporter offload(ctx, RuleId::kTensorDataAlignmentOffload);
   // What has been seen, by layer, of tensors that surely stay in the CPU's
   // buffer when their layer is on the CPU: once one is, no later tensor of
   // a configuration that keeps that layer on the CPU starts the buffer.
@@ -149,6 +152,13 @@ void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
     const TensorInfo& t = h.tensors[p.index];
     const TensorLayer layer = LayerOfTensor(t.name);
     const bool in_default_load = !output_stays && lowest_layer_staying == UINT64_MAX;
+    // With n_gpu_layers = block_count the CPU keeps the input and output
+    // layers; with fewer, the first repeating layers too: the smallest such
+    // set that holds this tensor is the one where it can come first.
+    const bool under_offload = layer.kind == TensorLayer::kOutput
+                                   ? !output_stays
+                                   : layer.kind == TensorLayer::kRepeating && !output_stays &&
+                                         lowest_layer_staying > layer.layer;
     const bool misaligned = p.begin % kTensorAlignment != 0;
     auto lead = [&] {
       return absl::StrCat("tensor '", EscapeForDisplay(t.name, 96), "' data starts at file offset ", p.begin,
@@ -176,6 +186,22 @@ void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
         return absl::StrCat(lead(), "on a machine with a GPU, llama.cpp's default load offloads every layer but the "
                             "input layer (n_gpu_layers 999 in llama_model_default_params), whose first tensor this is: "
                             "the buffer of its CPU tensors starts here", Sv(kAborts));
+      });
+    } else if (misaligned && under_offload) {
+      offload.Add(t.relative_offset_field(), [&] {
+        std::string config;
+        if (layer.kind == TensorLayer::kOutput) {
+          config = "the repeating layers are offloaded to a GPU and the output layer is not "
+                   "(n_gpu_layers = block_count)";
+        } else {
+          const std::string n_gpu_layers = blocks && *blocks > layer.layer
+                                               ? absl::StrCat(*blocks - layer.layer - 1)
+                                               : absl::StrCat("block_count - ", layer.layer + 1);
+          config = absl::StrCat("the layers after ", layer.layer, " are offloaded to a GPU (n_gpu_layers = ",
+                                n_gpu_layers, ")");
+        }
+        return absl::StrCat(lead(), "llama.cpp's default load starts the buffer of its CPU tensors at an earlier "
+                            "tensor, but when ", config, ", that buffer starts here", Sv(kAborts));
       });
     }
     if (MayLeaveCpuBuffer(t, layer)) continue;
