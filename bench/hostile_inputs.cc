@@ -30,6 +30,7 @@ GgufBuilder HostileBuilder(HostileKind kind, uint32_t n) {
     case HostileKind::kManyTemplates:
       b.AddKv("general.architecture", GgufValue::Str("llama"));
       b.AddKv("general.name", GgufValue::Str("many templates"));
+      b.AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"));  // vocabulary-only, an empty one
       for (uint32_t i = 0; i < n; ++i) {
         b.AddKv(absl::StrCat("tokenizer.chat_template.t", i), GgufValue::Str("{{ bos_token }}"));
       }

@@ -193,6 +193,9 @@ def norm_ws(s):
 # ---------------------------------------------------------------------------
 # Block structure: which reads run for which architectures
 
+# The guard of a bare block: it runs whenever the code around it does.
+SCOPE = "scope"
+
 ARCH_TERM = re.compile(r"^(?:arch|ml\.get_arch\(\))\s*==\s*(LLM_ARCH_\w+)$")
 
 
@@ -229,10 +232,14 @@ def scan_reads(body, resolve_type, where):
     a statement of its own (or `TYPE x = ml.get_key(...)`), after no return:
     then a required read (no `false`) makes the key mandatory. Reads inside
     blocks opened by `if (arch == LLM_ARCH_X || ...)` run always for those
-    architectures only. Everything else (inside other ifs, loops, switches,
-    after a `||`) is conditional: it can only make the key optional."""
+    architectures only. A bare block (`{ ... }` with no statement before it,
+    a scope of its own: the vocabulary loader's "determine vocab type") runs
+    whenever the code around it does. Everything else (inside other ifs,
+    loops, switches, after a `||`) is conditional: it can only make the key
+    optional."""
     reads = []
-    # Block stack of (header, archs-or-None) for each open brace.
+    # Block stack of (header, archs-or-None) for each open brace; a bare
+    # block is left out of the guards (SCOPE).
     stack = []
     excluded = set()          # archs for which an earlier return left the function
     returned_always = False   # an unconditional (or unknown-condition) return happened
@@ -248,7 +255,7 @@ def scan_reads(body, resolve_type, where):
             header = norm_ws(body[stmt_start:i])
             m = re.match(r"^(?:else\s+)?if\s*\((.*)\)$", header)
             archs = condition_archs(m.group(1)) if m and not header.startswith("else") else None
-            stack.append((header, archs))
+            stack.append((header, SCOPE if header == "" else archs))
             stmt_start = i + 1
         elif c == "}":
             if stack:
@@ -257,10 +264,10 @@ def scan_reads(body, resolve_type, where):
         elif c == ";":
             stmt = norm_ws(body[stmt_start:i])
             if re.match(r"^return\b", stmt):
-                guard = [a for _, a in stack]
-                if not stack:
+                guard = [a for _, a in stack if a is not SCOPE]
+                if not guard:
                     returned_always = True
-                elif len(stack) == 1 and guard[0] is not None:
+                elif len(guard) == 1 and guard[0] is not None:
                     excluded |= guard[0]
                 else:
                     returned_always = True
@@ -272,7 +279,7 @@ def scan_reads(body, resolve_type, where):
             args = split_args(body[m.end():close])
             prefix = norm_ws(body[stmt_start:i])
             own_statement = prefix == "" or re.match(r"^(?:const\s+)?(?:auto|bool)\s+\w+\s*=$", prefix)
-            guards = [a for _, a in stack]
+            guards = [a for _, a in stack if a is not SCOPE]
             if returned_always or not own_statement or any(a is None for a in guards):
                 always, only = False, None
             elif guards:
@@ -724,15 +731,21 @@ def generate(tree, commit):
             "llama-vocab.cpp: special token ids are no longer read as uint32_t")
     for kv in re.findall(r"\{\s*(LLM_KV_TOKENIZER_\w+)\s*,", special.group(1)):
         full_keys.add(key_of(kv, "special tokens"), {U32}, set())
+    # A model's load and a vocabulary-only one both run it, so a key it
+    # requires on every path (tokenizer.ggml.model) is required of every
+    # architecture, whole name and all, like load_hparams' general.name read.
     for r in vocab_reads:
         if r.kv.startswith("std::get") or r.length_only:
             continue
         key = key_of(r.kv, r.where)
+        required = r.required and r.always and r.only_archs is None
         if key.startswith("="):
             full_keys.add(key, r.scalar, r.elements, r.length)
+            if required:
+                merge(common_reads, key, r, True)
         else:
             loader_keys.add(key, r.scalar, r.elements, r.length)
-            merge(common_reads, key, r, False)
+            merge(common_reads, key, r, required)
     for name, scalar, elements, rel, snippet in DIRECT_READS:
         require(norm_ws(snippet) in norm_ws(read(tree, rel)), "%s: no longer reads %s as assumed" % (rel, name))
         full_keys.add("=" + name, scalar, elements)

@@ -403,7 +403,9 @@ TEST(CApi, PoliciesByNameAndDocument) {
   // A key outside the spec grammar: accepted by default, an error under
   // strict; and a document that lowers the KV count limit below the file's.
   GgufBuilder b;
-  b.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("Bad-Key", GgufValue::U8(1));
+  b.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))  // vocabulary-only
+      .AddKv("Bad-Key", GgufValue::U8(1));
   const testing::BuiltFile f = b.Build();
   auto verdict = [&](const ggufguard_policy* policy) {
     ReportPtr r;
@@ -901,7 +903,7 @@ TEST(CApi, ByteOrderIsReported) {
 // Findings past a rule's listing limit are counted, and the count is there.
 TEST(CApi, SuppressedFindingsAreCounted) {
   GgufBuilder b;
-  b.AddKv("general.architecture", GgufValue::Str("llama"));
+  b.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"));
   for (int i = 0; i < 7; ++i) b.AddKv("no.such.key_" + std::to_string(i), GgufValue::U8(1));
   const testing::BuiltFile f = b.Build();
   const std::string doc = R"({"base": "default", "limits": {"max_findings_per_rule": 2}})";

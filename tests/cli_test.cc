@@ -58,11 +58,13 @@ class CliTest : public ::testing::Test {
     hostile_ = new std::string(testing::TempPath("cli_hostile.gguf"));
     missing_ = new std::string(testing::TempPath("cli_missing.gguf"));
     // The CLI runs every rule family, so its files are what a loader
-    // expects: an architecture, standard keys, no tensors (a model with
-    // tensors needs a full set of hyperparameters).
+    // expects: an architecture, standard keys, no tensors and an empty
+    // vocabulary (tokenizer.ggml.model "no_vocab"), which llama.cpp loads
+    // vocabulary-only (a model needs a full set of hyperparameters).
     testing::WriteFileBytes(*valid_, GgufBuilder()
                                          .AddKv("general.architecture", GgufValue::Str("llama"))
                                          .AddKv("general.name", GgufValue::Str("tiny"))
+                                         .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))
                                          .Build()
                                          .bytes);
     // Several structural findings at different offsets: three errors and a
@@ -72,6 +74,7 @@ class CliTest : public ::testing::Test {
                                            .AddKv("test.flag", GgufValue::BoolByte(2))
                                            .AddKv("general.name", GgufValue::Str(std::string("a\0b", 3)))
                                            .AddKv("test.flag", GgufValue::Bool(true))
+                                           .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))
                                            .set_pad_header(true)
                                            .set_trailing_bytes({1, 2, 3})
                                            .Build()
@@ -80,6 +83,7 @@ class CliTest : public ::testing::Test {
     testing::WriteFileBytes(*warning_, GgufBuilder()
                                            .AddKv("general.architecture", GgufValue::Str("llama"))
                                            .AddKv("general.name", GgufValue::Str(std::string("x\0y", 3)))
+                                           .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))
                                            .Build()
                                            .bytes);
     // A key with control bytes (an escape sequence that would clear a

@@ -188,23 +188,28 @@ TEST(CommittedCorpusTest, RegressionsValidateWithoutCrashing) {
 
 // corpus/regressions/README.md lists each public report's reproducer as
 // "- `report-NAME.gguf` (source): what it does. GGnnnn." over one or more
-// lines: every such file is rejected with that rule, and every report-*.gguf
-// file has a line.
-TEST(CommittedCorpusTest, EveryPublicReportIsRejectedWithItsRule) {
+// lines, and each miss reported against ggufguard as "- `miss-NAME.gguf`
+// ... GGnnnn.": every such file is rejected with that rule, and every
+// report-*.gguf and miss-*.gguf file has a line.
+TEST(CommittedCorpusTest, EveryReportAndMissIsRejectedWithItsRule) {
   std::ifstream in(CorpusDir() / "regressions" / "README.md");
   ASSERT_TRUE(in);
   const std::string readme{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<std::string> kPrefixes = {"report-", "miss-"};
   std::map<std::string, std::string> listed;  // file -> rule code
-  for (size_t at = readme.find("- `report-"); at != std::string::npos; at = readme.find("- `report-", at + 1)) {
-    const size_t name_end = readme.find('`', at + 3);
-    const size_t item_end = std::min(readme.find("\n- ", at + 1), readme.find("\n\n", at + 1));
-    std::string item = readme.substr(at, item_end - at);
-    while (!item.empty() && (item.back() == '\n' || item.back() == ' ')) item.pop_back();
-    ASSERT_GE(item.size(), 8u);
-    const std::string code = item.substr(item.size() - 7, 6);  // "GGnnnn" before the final '.'
-    listed[readme.substr(at + 3, name_end - at - 3)] = code;
+  for (const std::string& prefix : kPrefixes) {
+    const std::string item_start = "- `" + prefix;
+    for (size_t at = readme.find(item_start); at != std::string::npos; at = readme.find(item_start, at + 1)) {
+      const size_t name_end = readme.find('`', at + 3);
+      const size_t item_end = std::min(readme.find("\n- ", at + 1), readme.find("\n\n", at + 1));
+      std::string item = readme.substr(at, item_end - at);
+      while (!item.empty() && (item.back() == '\n' || item.back() == ' ')) item.pop_back();
+      ASSERT_GE(item.size(), 8u);
+      const std::string code = item.substr(item.size() - 7, 6);  // "GGnnnn" before the final '.'
+      listed[readme.substr(at + 3, name_end - at - 3)] = code;
+    }
   }
-  EXPECT_GE(listed.size(), 13u);
+  EXPECT_GE(listed.size(), 14u);
   for (const auto& [file, code] : listed) {
     const RuleInfo* rule = FindRuleByCode(code);
     ASSERT_NE(rule, nullptr) << file << ": '" << code << "' is no rule";
@@ -217,8 +222,8 @@ TEST(CommittedCorpusTest, EveryPublicReportIsRejectedWithItsRule) {
   }
   for (const fs::path& p : GgufFiles(CorpusDir() / "regressions")) {
     const std::string name = p.filename().string();
-    if (name.rfind("report-", 0) == 0) {
-      EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
+    for (const std::string& prefix : kPrefixes) {
+      if (name.rfind(prefix, 0) == 0) EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
     }
   }
 }

@@ -4,6 +4,7 @@
 // convert_hf_to_gguf.py's MmprojModel and llama_model_saver; docs/policy.md,
 // "Kinds of file"): each is accepted under the default and the strict
 // policy, and the neighbour that no tool writes is still refused.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,25 @@ using testing::kF32;
 void ExpectAcceptedByBothPolicies(const BuiltFile& f, const std::string& what) {
   EXPECT_TRUE(IsValid(ValidateBytes(f.bytes, DefaultPolicy()))) << what << " (default)";
   EXPECT_TRUE(IsValid(ValidateBytes(f.bytes, StrictPolicy()))) << what << " (strict)";
+}
+
+// --- Vocabulary-only files (convert_hf_to_gguf.py --vocab-only, llama.cpp's models/ggml-vocab-*.gguf) ---
+
+TEST(FileKindsTest, VocabularyOnlyFilesAreAccepted) {
+  // As the converter writes them: every key of the model, no tensors.
+  TinyModel m = MakeTinyModel();
+  m.tensors.clear();
+  ExpectAcceptedByBothPolicies(m.Build(), "a vocabulary-only file");
+  // A vocabulary alone, no {arch}.* key: vocab_only loads stop load_hparams
+  // after general.name.
+  TinyModel bare = m;
+  bare.kvs.erase(std::remove_if(bare.kvs.begin(), bare.kvs.end(),
+                                [](const auto& kv) { return kv.first.rfind("llama.", 0) == 0; }),
+                 bare.kvs.end());
+  ExpectAcceptedByBothPolicies(bare.Build(), "a vocabulary without hyperparameters");
+  // Without tokenizer.ggml.model it is no vocabulary: every load refuses it.
+  bare.Erase("tokenizer.ggml.model");
+  EXPECT_TRUE(HasRule(ValidateBytes(bare.Build().bytes, DefaultPolicy()), RuleId::kMissingHyperparameter));
 }
 
 // --- Split models (llama-gguf-split, gguf-py's split writer, quantize --keep-split) ---

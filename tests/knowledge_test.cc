@@ -89,9 +89,12 @@ TEST(KnowledgeTableTest, CoversTheArchitecturesLlamaCppBuilds) {
     const ArchInfo* info = FindArchInfo(arch);
     ASSERT_NE(info, nullptr) << arch;
     EXPECT_EQ(info->kind, ArchKind::kModel) << arch;
-    // every model architecture needs what llama_model_base::load_hparams reads unconditionally
+    // every model architecture needs what llama_model_base::load_hparams reads
+    // unconditionally, and what the vocabulary loader does
     std::set<std::string> req = Required(arch);
-    for (const char* k : {"context_length", "embedding_length", "block_count"}) EXPECT_TRUE(req.count(k)) << arch << " " << k;
+    for (const char* k : {"context_length", "embedding_length", "block_count", "=tokenizer.ggml.model"}) {
+      EXPECT_TRUE(req.count(k)) << arch << " " << k;
+    }
   }
   EXPECT_EQ(FindArchInfo("clip")->kind, ArchKind::kOtherFile);
   EXPECT_EQ(FindArchInfo("controlvector")->kind, ArchKind::kOtherFile);
@@ -269,6 +272,135 @@ TEST(KnowledgeRulesTest, ArchitectureSpecificRequiredKey) {
   Report r = Check(f);
   EXPECT_TRUE(HasFinding(r, RuleId::kMissingHyperparameter, m.Kv(f, "general.architecture").string_bytes()));
   EXPECT_EQ(testing::CountRule(r, RuleId::kMissingHyperparameter), 1u);
+}
+
+// ---- files without tensors, for every architecture of the table ------------
+//
+// llama_model_load (llama.cpp 3f545becc, src/llama.cpp) runs load_hparams
+// and then the vocabulary loader for every file. A model's load requires
+// {arch}.context_length, embedding_length and block_count of every
+// architecture before the architecture's own load_arch_hparams
+// (src/llama-model.cpp llama_model_base::load_hparams); a vocabulary-only
+// load leaves load_hparams after general.name, but the vocabulary loader
+// requires tokenizer.ggml.model either way (src/llama-vocab.cpp
+// llama_vocab::impl::load). The loader oracle's llama.cpp (node-llama-cpp
+// 3.21.1) refuses a file of each of the 145 architectures it builds that
+// names its architecture and nothing else, in both kinds of load, and loads
+// each one's vocabulary-only file that has a vocabulary and no
+// hyperparameters.
+
+// The keys GG4008 reports missing ("'KEY' is missing: ..."), each finding at
+// the architecture's value.
+std::set<std::string> ReportedMissing(const Report& r, uint64_t at) {
+  std::set<std::string> out;
+  for (const Finding& f : r.findings) {
+    const size_t end = f.message.find("' is missing: ");
+    if (f.rule != RuleId::kMissingHyperparameter || f.offset != at || f.message.rfind("'", 0) != 0 ||
+        end == std::string::npos) {
+      continue;
+    }
+    out.insert(f.message.substr(1, end - 1));
+  }
+  return out;
+}
+
+// The file's name for a key of the table ("suffix" of "{arch}.", or "=whole.name").
+std::string KeyOf(std::string_view arch, const std::string& name) {
+  return name[0] == '=' ? name.substr(1) : std::string(arch) + "." + name;
+}
+
+// A value of a type the architecture's loader reads `key` as; one element
+// where only an array is read.
+GgufValue ValueFor(const std::string& key, const ArchInfo& info) {
+  const std::optional<KeyRule> rule = FindKeyRule(key, info.name, &info);
+  EXPECT_TRUE(rule) << key;
+  const TypeSet scalar = rule ? rule->scalar : kU32;
+  if (scalar & kU32) return GgufValue::U32(1);
+  if (scalar & kI32) return GgufValue::I32(1);
+  if (scalar & kF32) return GgufValue::F32(0.5f);
+  if (scalar & kBool) return GgufValue::Bool(true);
+  if (scalar & kStr) return GgufValue::Str("x");
+  if (rule->elements & kF32) return GgufValue::F32Array({0.5f});
+  return GgufValue::U32Array({1});
+}
+
+TEST(KnowledgeRulesTest, EveryArchitectureRejectsATensorlessFileWithoutTheKeysEveryModelNeeds) {
+  size_t models = 0;
+  for (const ArchInfo& info : AllArchInfos()) {
+    const std::string arch(info.name);
+    const BuiltFile f = testing::GgufBuilder().AddKv("general.architecture", GgufValue::Str(arch)).Build();
+    const uint64_t at = testing::KvAt(f, 0).string_bytes();
+    const Report r = Check(f);
+    if (info.kind != ArchKind::kModel) {
+      // clip projectors and control vectors are read by other code; gptj is GG4016's
+      EXPECT_TRUE(LacksRule(r, RuleId::kMissingHyperparameter)) << arch;
+      continue;
+    }
+    ++models;
+    EXPECT_FALSE(IsValid(r)) << arch;
+    const std::set<std::string> missing = ReportedMissing(r, at);
+    for (const std::string& key : {arch + ".context_length", arch + ".embedding_length", arch + ".block_count",
+                                   std::string("tokenizer.ggml.model")}) {
+      EXPECT_TRUE(missing.count(key)) << arch << ": " << key << " not reported\n" << testing::Describe(r);
+    }
+    // ... and what its own loader requires, nothing else
+    std::set<std::string> required;
+    for (const std::string& name : Required(arch)) required.insert(KeyOf(arch, name));
+    EXPECT_EQ(missing, required) << arch;
+  }
+  EXPECT_GE(models, 145u);  // the table at 3f545becc builds 145
+}
+
+// One key at a time: the first part of a split model holds the metadata
+// (llama-gguf-split --no-tensor-first-split) and no tensors, and the loader
+// reads the model's keys from it.
+TEST(KnowledgeRulesTest, EveryArchitectureNeedsEachCommonKeyInASplitModelsFirstPart) {
+  for (const ArchInfo& info : AllArchInfos()) {
+    if (info.kind != ArchKind::kModel) continue;
+    const std::string arch(info.name);
+    std::vector<std::string> keys;
+    for (const std::string& name : Required(arch)) keys.push_back(KeyOf(arch, name));
+    for (const std::string& dropped : {arch + ".context_length", arch + ".embedding_length", arch + ".block_count",
+                                       std::string("tokenizer.ggml.model")}) {
+      testing::GgufBuilder b;
+      b.AddKv("general.architecture", GgufValue::Str(arch));
+      for (const std::string& key : keys) {
+        if (key == dropped) continue;
+        b.AddKv(key, key == "tokenizer.ggml.model" ? GgufValue::Str("no_vocab") : ValueFor(key, info));
+      }
+      b.AddKv("split.no", GgufValue::U16(0)).AddKv("split.count", GgufValue::U16(2))
+          .AddKv("split.tensors.count", GgufValue::I32(1));
+      const BuiltFile f = b.Build();
+      const Report r = Check(f);
+      EXPECT_EQ(ReportedMissing(r, testing::KvAt(f, 0).string_bytes()), std::set<std::string>{dropped})
+          << arch << " without " << dropped << "\n" << testing::Describe(r);
+      EXPECT_FALSE(IsValid(r)) << arch << " without " << dropped;
+    }
+  }
+}
+
+// What llama.cpp loads without tensors or hyperparameters: a vocabulary,
+// for every architecture (the oracle's vocab_only load takes each).
+TEST(KnowledgeRulesTest, EveryArchitecturesVocabularyOnlyFileIsAccepted) {
+  const std::vector<std::string> tokens = testing::TinyTokens();
+  for (const ArchInfo& info : AllArchInfos()) {
+    if (info.kind != ArchKind::kModel) continue;
+    for (const bool empty : {false, true}) {
+      testing::GgufBuilder b;
+      b.AddKv("general.architecture", GgufValue::Str(std::string(info.name)));
+      if (empty) {
+        b.AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"));
+      } else {
+        b.AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
+            .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(tokens))
+            .AddKv("tokenizer.ggml.scores", GgufValue::F32Array({0, 0, 0, 0, -1, -2, -3}))
+            .AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 6, 1, 1, 1}));
+      }
+      const Report r = Check(b.Build());
+      EXPECT_TRUE(IsValid(r)) << info.name << (empty ? " (no_vocab)" : "") << "\n" << testing::Describe(r);
+      EXPECT_TRUE(LacksRule(r, RuleId::kMissingHyperparameter)) << info.name;
+    }
+  }
 }
 
 TEST(KnowledgeRulesTest, FixedLengthArray) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -152,23 +153,138 @@ TEST(KnownKeysTest, ArchitectureName) {
   EXPECT_TRUE(LacksRule(Check(ok), RuleId::kArchitectureName));
 }
 
-TEST(KnownKeysTest, MissingHyperparameterOnlyWithTensors) {
+// The finding GG4008 gives for `key` ("'KEY' is missing: ..."), at the
+// architecture's value.
+::testing::AssertionResult ReportsMissing(const Report& r, std::string_view key, uint64_t at) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == RuleId::kMissingHyperparameter && f.offset == at &&
+        f.message.rfind("'" + std::string(key) + "' is missing: ", 0) == 0) {
+      return ::testing::AssertionSuccess();
+    }
+  }
+  return ::testing::AssertionFailure() << "no GG4008 for " << key << " at " << at << ":\n" << testing::Describe(r);
+}
+
+TEST(KnownKeysTest, MissingKeysOfModelsNotOfVocabularies) {
   TinyModel m = MakeTinyModel();
   m.Erase("llama.attention.head_count");
   BuiltFile f = m.Build();
   Report r = Check(f);
-  EXPECT_TRUE(HasFinding(r, RuleId::kMissingHyperparameter, m.Kv(f, "general.architecture").string_bytes()));
+  const uint64_t at = m.Kv(f, "general.architecture").string_bytes();
+  EXPECT_TRUE(ReportsMissing(r, "llama.attention.head_count", at));
   EXPECT_EQ(testing::CountRule(r, RuleId::kMissingHyperparameter), 1u);
 
   m.tensors.clear();  // vocab-only: llama.cpp stops before the hyperparameters
   BuiltFile vocab = m.Build();
   EXPECT_TRUE(IsValid(Check(vocab)));
 
-  TinyModel adapter = MakeTinyModel();
-  adapter.Erase("llama.attention.head_count").Erase("llama.context_length");
-  adapter.Set("general.type", GgufValue::Str("adapter")).Set("adapter.type", GgufValue::Str("lora"));
-  BuiltFile lora = adapter.Build();
-  EXPECT_TRUE(LacksRule(Check(lora), RuleId::kMissingHyperparameter));
+  // Without tokenizer.ggml.model it is no vocabulary (the vocabulary loader
+  // requires the key), so it is held to a model's keys.
+  m.Erase("tokenizer.ggml.model");
+  BuiltFile neither = m.Build();
+  Report rn = Check(neither);
+  EXPECT_FALSE(IsValid(rn));
+  EXPECT_TRUE(ReportsMissing(rn, "tokenizer.ggml.model", at));
+  EXPECT_TRUE(ReportsMissing(rn, "llama.attention.head_count", at));
+  EXPECT_EQ(testing::CountRule(rn, RuleId::kMissingHyperparameter), 2u);
+
+  // A model with tensors needs it too: llama_model_load loads the vocabulary.
+  TinyModel model = MakeTinyModel();
+  model.Erase("tokenizer.ggml.model");
+  BuiltFile no_model = model.Build();
+  Report rm = Check(no_model);
+  EXPECT_TRUE(ReportsMissing(rm, "tokenizer.ggml.model", model.Kv(no_model, "general.architecture").string_bytes()));
+  EXPECT_EQ(testing::CountRule(rm, RuleId::kMissingHyperparameter), 1u);
+
+  // Adapters name their base model's architecture and hold no model.
+  for (bool tensors : {true, false}) {
+    TinyModel adapter = MakeTinyModel();
+    adapter.Erase("llama.attention.head_count").Erase("llama.context_length").Erase("tokenizer.ggml.model");
+    adapter.Set("general.type", GgufValue::Str("adapter")).Set("adapter.type", GgufValue::Str("lora"));
+    if (!tensors) adapter.tensors.clear();
+    EXPECT_TRUE(LacksRule(Check(adapter.Build()), RuleId::kMissingHyperparameter)) << tensors;
+  }
+  GgufBuilder untyped;  // adapter.type alone says adapter too
+  untyped.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("adapter.type", GgufValue::Str("lora"));
+  EXPECT_TRUE(LacksRule(Check(untyped.Build()), RuleId::kMissingHyperparameter));
+}
+
+// The first part of a split model without tensors (llama-gguf-split
+// --no-tensor-first-split) holds the metadata the loader reads: a model's
+// keys are required of it, vocabulary or not.
+TEST(KnownKeysTest, MissingKeysOfASplitModelsFirstPart) {
+  TinyModel m = MakeTinyModel();
+  m.tensors.clear();
+  m.Erase("llama.context_length");
+  m.Set("split.no", GgufValue::U16(0))
+      .Set("split.count", GgufValue::U16(2))
+      .Set("split.tensors.count", GgufValue::I32(4));
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(ReportsMissing(r, "llama.context_length", m.Kv(f, "general.architecture").string_bytes()));
+  EXPECT_EQ(testing::CountRule(r, RuleId::kMissingHyperparameter), 1u);
+  m.Set("llama.context_length", GgufValue::U32(64));
+  EXPECT_TRUE(IsValid(Check(m.Build())));
+}
+
+// What counts as present is what llama.cpp's lookup finds: gguf_find_key
+// compares C strings, and get_key demands the exact type.
+TEST(KnownKeysTest, RequiredKeysAsTheLoaderLooksThemUp) {
+  auto tensorless = [](std::vector<std::pair<std::string, GgufValue>> kvs) {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"));
+    for (auto& [k, v] : kvs) b.AddKv(k, v);
+    return b.Build();
+  };
+  // Of the wrong type: present (GG4004's business), so the file is a
+  // vocabulary that llama.cpp refuses for the type.
+  BuiltFile typed = tensorless({{"tokenizer.ggml.model", GgufValue::U32(1)}});
+  Report rt = Check(typed);
+  EXPECT_TRUE(HasFinding(rt, RuleId::kKnownKeyType, testing::KvAt(typed, 1).type));
+  EXPECT_TRUE(LacksRule(rt, RuleId::kMissingHyperparameter));
+  EXPECT_FALSE(IsValid(rt));
+  TinyModel m = MakeTinyModel();
+  m.Set("llama.context_length", GgufValue::I32(64));
+  BuiltFile i32 = m.Build();
+  EXPECT_TRUE(HasFinding(Check(i32), RuleId::kKnownKeyType, m.Kv(i32, "llama.context_length").type));
+  EXPECT_TRUE(LacksRule(Check(i32), RuleId::kMissingHyperparameter));
+
+  // "tokenizer.ggml.model\0x" is the key to C code: found (GG3009 for the NUL).
+  BuiltFile tail = tensorless({{std::string("tokenizer.ggml.model\0x", 22), GgufValue::Str("no_vocab")}});
+  Report rtail = Check(tail);
+  EXPECT_TRUE(LacksRule(rtail, RuleId::kMissingHyperparameter));
+  EXPECT_TRUE(testing::HasRule(rtail, RuleId::kKeyControlBytes));
+  // "tokenizer.ggml\0.model" is "tokenizer.ggml" to it: the key is missing.
+  BuiltFile cut = tensorless({{std::string("tokenizer.ggml\0.model", 21), GgufValue::Str("no_vocab")}});
+  Report rcut = Check(cut);
+  EXPECT_TRUE(ReportsMissing(rcut, "tokenizer.ggml.model", testing::KvAt(cut, 0).string_bytes()));
+  EXPECT_TRUE(ReportsMissing(rcut, "llama.context_length", testing::KvAt(cut, 0).string_bytes()));
+  // A shadow first: the loader reads the u32, not the string after it.
+  BuiltFile shadow = tensorless({{std::string("tokenizer.ggml.model\0", 21), GgufValue::U32(1)},
+                                 {"tokenizer.ggml.model", GgufValue::Str("no_vocab")}});
+  Report rshadow = Check(shadow);
+  EXPECT_TRUE(HasFinding(rshadow, RuleId::kKnownKeyType, testing::KvAt(shadow, 1).type));
+  EXPECT_FALSE(IsValid(rshadow));
+
+  // v1 files are judged the same once v1 is allowed.
+  Policy v1 = DefaultPolicy();
+  v1.severity_override[static_cast<uint16_t>(RuleId::kVersion1)] = Severity::kInfo;
+  GgufBuilder old;
+  old.set_version(1).AddKv("general.architecture", GgufValue::Str("llama"));
+  BuiltFile bare = old.Build();
+  Report rv1 = Check(bare, v1);
+  EXPECT_FALSE(IsValid(rv1));
+  EXPECT_TRUE(ReportsMissing(rv1, "tokenizer.ggml.model", testing::KvAt(bare, 0, 4).string_bytes()));
+  old.AddKv("tokenizer.ggml.model", GgufValue::Str("llama"))
+      .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(testing::TinyTokens()));
+  EXPECT_TRUE(IsValid(Check(old.Build(), v1)));
+
+  // An architecture llama.cpp does not know: nothing says what it needs (GG4016).
+  GgufBuilder unknown;
+  unknown.AddKv("general.architecture", GgufValue::Str("no-such-arch"));
+  Report ru = Check(unknown.Build());
+  EXPECT_TRUE(LacksRule(ru, RuleId::kMissingHyperparameter));
+  EXPECT_TRUE(testing::HasRule(ru, RuleId::kUnknownArchitecture));
 }
 
 TEST(KnownKeysTest, BlockCountLimit) {

@@ -58,15 +58,23 @@ ScanResult Scan(std::vector<std::string> args) {
   return r;
 }
 
+// A vocabulary-only file llama.cpp loads (an empty vocabulary: no_vocab),
+// and one with a bad bool besides.
 std::vector<uint8_t> ValidBytes() {
   return GgufBuilder()
       .AddKv("general.architecture", GgufValue::Str("llama"))
       .AddKv("general.name", GgufValue::Str("tiny"))
+      .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))
       .Build()
       .bytes;
 }
 std::vector<uint8_t> InvalidBytes() {
-  return GgufBuilder().AddKv("general.architecture", GgufValue::Str("llama")).AddKv("x.flag", GgufValue::BoolByte(2)).Build().bytes;
+  return GgufBuilder()
+      .AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("tokenizer.ggml.model", GgufValue::Str("no_vocab"))
+      .AddKv("x.flag", GgufValue::BoolByte(2))
+      .Build()
+      .bytes;
 }
 
 // Lines of type `type`, by file name (the last path component).

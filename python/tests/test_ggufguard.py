@@ -66,6 +66,7 @@ EVERY_TYPE = gguf([
     kv("t.u64", 10, 2**64 - 1), kv("t.f32", 6, 0.5), kv("t.f64", 12, -2.25), kv("t.bool", 7, True),
     kv("t.strs", 9, ["alpha", "", "gamma"], elem=8), kv("t.i32s", 9, [-1, 2, -3], elem=5),
     kv("t.f32s", 9, [1.5, -0.25], elem=6), kv("t.bools", 9, [False, True], elem=7),
+    kv("tokenizer.ggml.model", 8, "no_vocab"),  # a vocabulary-only file, an empty vocabulary
 ])
 
 
@@ -231,7 +232,9 @@ def test_large_buffers_are_kept_alive_while_converted():
 
 
 def test_policies():
-    bad_key = gguf([kv("general.architecture", 8, "llama"), kv("Bad-Key", 0, 1)])
+    # A vocabulary-only file (an empty vocabulary) with a key outside the spec's grammar.
+    bad_key = gguf([kv("general.architecture", 8, "llama"), kv("tokenizer.ggml.model", 8, "no_vocab"),
+                    kv("Bad-Key", 0, 1)])
     assert ggufguard.validate(bad_key).valid
     assert not ggufguard.validate(bad_key, policy="strict").valid
     assert not ggufguard.validate(bad_key, policy='{"base": "default", "limits": {"max_kv_count": 1}}').valid
@@ -365,7 +368,8 @@ def test_paths_and_policy_names_are_not_cut_at_a_null(tmp_path):
 
 def test_byte_order_and_suppressed_counts():
     assert not ggufguard.validate(EVERY_TYPE).big_endian
-    keys = [kv("general.architecture", 8, "llama")] + [kv(f"no.such.key_{i}", 0, 1) for i in range(7)]
+    keys = [kv("general.architecture", 8, "llama"), kv("tokenizer.ggml.model", 8, "no_vocab")]
+    keys += [kv(f"no.such.key_{i}", 0, 1) for i in range(7)]
     report = ggufguard.validate(gguf(keys), '{"base": "default", "limits": {"max_findings_per_rule": 2}}')
     assert [f.name for f in report.findings] == ["unknown-key"] * 2
     assert report.findings_suppressed == 5

@@ -211,9 +211,15 @@ std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
 // the file the README validates with no argument. `overrides` replaces the
 // value of a key it names, or adds the key (the loader oracle's regressions
 // are this model with one change); `blocks` repeats the block (and sets
-// block_count), `retyped` gives a tensor another ggml type and its data.
+// block_count), `retyped` gives a tensor another ggml type and its data,
+// `extra` adds F32 tensors right after token_embd.weight (name, dims, data).
 using KvOverrides = std::vector<std::pair<std::string, GgufValue>>;
 using TensorRetypes = std::map<std::string, std::pair<uint32_t, std::vector<uint8_t>>>;
+struct ExtraTensor {
+  std::string name;
+  std::vector<uint64_t> dims;
+  std::vector<float> values;
+};
 constexpr uint32_t kMinimalLlamaVocab = 32;
 
 std::vector<std::string> MinimalLlamaTokens() {
@@ -231,7 +237,8 @@ std::vector<int32_t> MinimalLlamaTokenTypes() {
   return types;
 }
 
-GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {}) {
+GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {},
+                         const std::vector<ExtraTensor>& extra = {}) {
   constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
   const std::vector<std::string> tokens = MinimalLlamaTokens();
   const std::vector<int32_t> types = MinimalLlamaTokenTypes();
@@ -282,6 +289,7 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1,
   };
   auto norm = [&](const std::string& name) { add(name, {kEmbd}, 0, Le32(std::vector<float>(kEmbd, 1.0f))); };
   q8("token_embd.weight", kEmbd, kVocab);
+  for (const ExtraTensor& t : extra) add(t.name, t.dims, 0, Le32(t.values));
   for (uint32_t il = 0; il < blocks; ++il) {
     const std::string blk = "blk." + std::to_string(il) + ".";
     norm(blk + "attn_norm.weight");
@@ -594,6 +602,23 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kHyperparameterAssert, arch("minimax-m3")
                                          .AddKv("minimax-m3.attention.indexer.block_size", GgufValue::U32(0))
                                          .AddTensor("output_norm.weight", {8}, 0));
+  // Two blocks, layer 1's first 8 bytes on 32: layer 0's first tensor at 8
+  // mod 32 starts the CPU's buffer when layer 1 is offloaded (token_embd,
+  // on 32, when both are).
+  for (size_t pad = 0;; ++pad) {
+    GgufBuilder b = arch("llama")
+                        .AddKv("general.name", GgufValue::Str(std::string(pad, 'a')))
+                        .AddKv("llama.block_count", GgufValue::U32(2));
+    b.AddAlignmentKv(8)
+        .AddTensor("blk.1.attn_norm.weight", {2}, 0)
+        .AddTensor("blk.0.attn_norm.weight", {8}, 0)
+        .AddTensor("blk.0.ffn_norm.weight", {6}, 0)
+        .AddTensor("token_embd.weight", {8, 2}, 0);
+    if (b.Layout().data_offset % 32 == 0) {
+      add(RuleId::kTensorDataAlignmentOffload, b);
+      break;
+    }
+  }
   return r;
 }
 
@@ -732,6 +757,28 @@ std::vector<OracleRegression> OracleRegressions() {
   return out;
 }
 
+// Files ggufguard once rejected and llama.cpp loads (the loader oracle says
+// so): each must stay valid under the default and strict policies, with no
+// finding of `rule`.
+std::vector<OracleRegression> FalsePositiveRegressions() {
+  std::vector<OracleRegression> out;
+  // general.alignment 8, the data section and token_embd.weight on a
+  // multiple of 32, then rope_freqs.weight (n_rot / 2 = 4 floats, 16 bytes)
+  // puts every later tensor at 16 mod 32: only the first tensor of the
+  // CPU's buffer must be on 32 (GG9050 flagged the eleven after it).
+  const std::vector<ExtraTensor> rope_freqs = {{"rope_freqs.weight", {4}, {1.0f, 1.0f, 1.0f, 1.0f}}};
+  for (size_t pad = 0;; ++pad) {
+    GgufBuilder b = MinimalLlama({{"general.name", GgufValue::Str("minimal-llama" + std::string(pad, '-'))}}, 1, {},
+                                 rope_freqs);
+    const ggufguard::testing::BuiltFile f = b.AddAlignmentKv(8).Build();
+    if (f.data_offset % 32 == 0) {
+      out.push_back({"fp-alignment-8-first-tensor-aligned.gguf", RuleId::kTensorDataAlignment, f.bytes});
+      break;
+    }
+  }
+  return out;
+}
+
 // One reproducer per public report of a GGUF parser or loader bug (issue
 // 10 lists them; corpus/regressions/README.md names each), written by our
 // own writer: each must be rejected under the default policy with `rule`.
@@ -791,6 +838,22 @@ std::vector<OracleRegression> PublicReports() {
   // llama.cpp #15711: n_tensors * sizeof(tensor info) overflows.
   add("llamacpp-15711-tensor-count-overhead", RuleId::kTensorCountLimit,
       GgufBuilder().set_tensor_count(uint64_t{1} << 61));
+  return out;
+}
+
+// Files ggufguard accepted and llama.cpp refuses, reported against ggufguard
+// (corpus/regressions/README.md names each): each must be rejected under the
+// default policy with `rule`.
+std::vector<OracleRegression> Misses() {
+  std::vector<OracleRegression> out;
+  // A held-out file: llama, no tensors, and neither a model's
+  // hyperparameters nor a vocabulary. llama.cpp refuses it whichever way it
+  // loads it ("key not found in model: llama.context_length", or with
+  // vocab_only "... tokenizer.ggml.model"); ggufguard took it for a
+  // vocabulary-only file and checked no required key.
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("general.name", GgufValue::Str("no tensors"));
+  out.push_back({"miss-tensorless-llama-without-required-keys.gguf", RuleId::kMissingHyperparameter, b.Build().bytes});
   return out;
 }
 
@@ -883,10 +946,23 @@ int main(int argc, char** argv) {
   }
   std::vector<OracleRegression> regressions = OracleRegressions();
   for (OracleRegression& reg : PublicReports()) regressions.push_back(std::move(reg));
+  for (OracleRegression& reg : Misses()) regressions.push_back(std::move(reg));
   for (const OracleRegression& reg : regressions) {
     ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
     if (report.valid() || !HasRule(report, reg.rule)) {
       Fail("regressions/" + reg.name + " is not rejected with " + ggufguard::RuleCode(reg.rule));
+    }
+    WriteFile(regressions_dir / reg.name, reg.bytes);
+    total += reg.bytes.size();
+    ++files;
+  }
+  for (const OracleRegression& reg : FalsePositiveRegressions()) {
+    for (const Policy& policy : {default_policy, ggufguard::StrictPolicy()}) {
+      ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, policy);
+      if (!report.valid() || HasRule(report, reg.rule)) {
+        Fail("regressions/" + reg.name + " is not valid without " + ggufguard::RuleCode(reg.rule) + " under the " +
+             policy.name + " policy");
+      }
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();

@@ -51,8 +51,8 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kUnknownKey, "unknown-key", N, N, "a key outside the table of standard keys (for review)"},
     {RuleId::kMissingArchitecture, "missing-architecture", E, E, "general.architecture is absent from a non-empty file"},
     {RuleId::kArchitectureName, "architecture-name", E, E, "general.architecture is empty or has bytes outside [a-z0-9_-]"},
-    {RuleId::kMissingHyperparameter, "missing-hyperparameter", E, E, "a model with tensors lacks a hyperparameter its loader requires"},
-    {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS), or 0 in a model with tensors (llama.cpp asserts)"},
+    {RuleId::kMissingHyperparameter, "missing-hyperparameter", E, E, "a model lacks a key its loader requires: a hyperparameter, or tokenizer.ggml.model"},
+    {RuleId::kBlockCountLimit, "block-count-limit", E, E, "{arch}.block_count above 512 (LLAMA_MAX_LAYERS), or 0 in a model (llama.cpp asserts)"},
     {RuleId::kPerLayerArrayLength, "per-layer-array-length", E, E, "a hyperparameter array of a length llama.cpp rejects (per-layer: block_count, or block_count less nextn_predict_layers where read after it; rope.dimension_sections: 4)"},
     {RuleId::kHyperparameterRange, "hyperparameter-range", W, E, "a hyperparameter outside its sane range (zero size, eps not in (0, 1), ...)"},
     {RuleId::kEmbeddingShape, "embedding-shape", E, E, "token_embd/output weights that disagree with the vocabulary or embedding size"},
@@ -114,7 +114,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kVocabSizeLimit, "vocab-size-limit", E, E, "more tokens or merges than the policy limit"},
     {RuleId::kHeaderMemory, "header-memory", E, E, "the parsed header would take more loader memory than the policy limit"},
 
-    {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "tensor data at a file offset that is not a multiple of 32 (llama.cpp asserts under mmap)"},
+    {RuleId::kTensorDataAlignment, "tensor-data-alignment", E, E, "the first tensor of llama.cpp's CPU buffer at a file offset that is not a multiple of 32 (its default mmap load asserts)"},
     {RuleId::kWordPieceByteToken, "wordpiece-byte-token", E, E, "a BYTE-type token in a WordPiece (bert) vocabulary (llama.cpp aborts)"},
     {RuleId::kNextnLayersRange, "nextn-layers-range", E, E, "{arch}.nextn_predict_layers not below block_count where the architecture asserts it, or above it (llama.cpp aborts or wraps its layer count)"},
     {RuleId::kRopeScalingType, "rope-scaling-type", E, E, "{arch}.rope.scaling.type not none, linear, yarn or longrope (llama.cpp asserts)"},
@@ -124,6 +124,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kUncomputableTensorType, "uncomputable-tensor-type", E, E, "a model tensor of a ggml type llama.cpp's CPU kernels cannot compute with (integer, f64, Q8_1/Q8_K; a 1-D weight not in f32)"},
     {RuleId::kNegativeNormEpsilon, "negative-norm-epsilon", E, E, "{arch}.attention.layer_norm_epsilon or layer_norm_rms_epsilon below 0 (every ggml backend asserts on the first token)"},
     {RuleId::kHyperparameterAssert, "hyperparameter-assert", E, E, "a hyperparameter value that an architecture's llama.cpp loader asserts against as it reads it (GGML_ASSERT: the process aborts)"},
+    {RuleId::kTensorDataAlignmentOffload, "tensor-data-alignment-offload", W, E, "a tensor at a file offset that is not a multiple of 32 that starts llama.cpp's CPU buffer when only some layers are offloaded to a GPU (the mmap load asserts)"},
 };
 
 static_assert([] {

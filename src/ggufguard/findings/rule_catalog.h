@@ -132,6 +132,7 @@ enum class RuleId : uint16_t {
   kUncomputableTensorType = 9057,
   kNegativeNormEpsilon = 9058,
   kHyperparameterAssert = 9059,
+  kTensorDataAlignmentOffload = 9060,
 };
 
 struct RuleInfo {

@@ -337,12 +337,27 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   const bool has_tensors = !ctx.header.tensors.empty();
   if (keys.arch().empty()) return;
   CheckArchitectureKnown(ctx, keys);
-  if (has_tensors && keys.arch_info() != nullptr && !IsAdapter(keys)) {
+  // A vocabulary-only load requires only what the vocabulary loader does
+  // (tokenizer.ggml.model), which such a file has by definition.
+  const bool model = ReadsHyperparameters(ctx.header, keys);
+  if (model && keys.arch_info() != nullptr && !IsAdapter(keys)) {
+    // Why a file without tensors is held to a model's keys.
+    const std::string_view why =
+        has_tensors ? ""
+        : keys.Find("tokenizer.ggml.model") == nullptr
+            ? "; a file without tensors is loaded for its vocabulary alone only when it names one "
+              "(tokenizer.ggml.model), and this one does not"
+            : "; this first part of a split model holds the metadata the loader reads";
+    const std::string arch = EscapeForDisplay(keys.arch());
     ForEachRequiredKey(*keys.arch_info(), [&](std::string_view name) {
       if (FindTableKey(keys, name) != nullptr) return;
+      // The vocabulary loader's keys (tokenizer.*) are read by every load.
       ctx.sink.Add(RuleId::kMissingHyperparameter, keys.arch_kv()->value().offset,
-                   absl::StrCat("'", TableKeyName(keys, name), "' is missing: llama.cpp refuses to load a ",
-                                EscapeForDisplay(keys.arch()), " model without it"));
+                   name.substr(0, 11) == "=tokenizer."
+                       ? absl::StrCat("'", TableKeyName(keys, name), "' is missing: llama.cpp's vocabulary loader ",
+                                      "requires it, and refuses a ", arch, " model or its vocabulary alone without it")
+                       : absl::StrCat("'", TableKeyName(keys, name), "' is missing: llama.cpp refuses to load a ",
+                                      arch, " model without it", Sv(why)));
     });
   }
   const KeyValue* blocks_kv = keys.FindArch("block_count");
@@ -355,10 +370,11 @@ void CheckHyperparameters(RuleContext& ctx, const KeyIndex& keys) {
   // load_hparams: GGML_ASSERT(hparams.n_layer_all > 0 && ...) since 2026-08
   // (an abort; before, 0 layers loaded). Only a model's load reads it.
   const ArchInfo* info = keys.arch_info();
-  if (blocks && *blocks == 0 && has_tensors && info != nullptr && info->kind == ArchKind::kModel && !IsAdapter(keys)) {
+  if (blocks && *blocks == 0 && model && info != nullptr && info->kind == ArchKind::kModel && !IsAdapter(keys)) {
     ctx.sink.Add(RuleId::kBlockCountLimit, blocks_kv->value().offset,
-                 absl::StrCat("'", KeyName(*blocks_kv), "' is 0 in a model with tensors: llama.cpp aborts ",
-                              "(GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= LLAMA_MAX_LAYERS))"));
+                 absl::StrCat("'", KeyName(*blocks_kv), "' is 0 in a model: llama.cpp aborts as it reads the ",
+                              "hyperparameters (GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= ",
+                              "LLAMA_MAX_LAYERS))"));
   }
   CheckArrayLengths(ctx, keys, blocks);
   CheckRanges(ctx, keys, has_tensors);

@@ -138,6 +138,8 @@ const ArchInfo* FindArchInfo(std::string_view arch) {
   return it != std::end(kGeneratedArchs) && it->name == arch ? &*it : nullptr;
 }
 
+absl::Span<const ArchInfo> AllArchInfos() { return kGeneratedArchs; }
+
 bool AssertsNextnBelowBlockCount(std::string_view arch) {
   return std::binary_search(std::begin(kGeneratedNextnBelowBlockCount), std::end(kGeneratedNextnBelowBlockCount), arch);
 }

@@ -75,6 +75,8 @@ struct ArchInfo {
 
 // The architecture named `arch`, or nullptr when llama.cpp does not know it.
 const ArchInfo* FindArchInfo(std::string_view arch);
+// Every architecture of the table, sorted by name.
+absl::Span<const ArchInfo> AllArchInfos();
 
 // The keys every loadable architecture reads (llama_model_base::load_hparams,
 // the vocabulary) and those `arch` reads itself. A key in both must satisfy

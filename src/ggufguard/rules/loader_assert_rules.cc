@@ -5,6 +5,7 @@
 // loads is rejected.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,28 +24,192 @@ namespace {
 // ggml's TENSOR_ALIGNMENT (ggml-impl.h).
 constexpr uint64_t kTensorAlignment = 32;
 
-// With mmap (llama.cpp's default) tensor data stays where it is in the file:
-// the CPU backend wraps [first tensor, last tensor end) of the mapping in a
-// buffer, and ggml_backend_cpu_buffer_from_ptr asserts that the start is a
-// multiple of 32 (the mapping itself is page-aligned). general.alignment 8
-// or 16 is legal GGUF, so a file consistent with its own alignment can
-// still put tensors at such offsets. Which tensor starts a buffer depends on
-// how the loader groups them by buffer type, so every tensor must be
-// aligned. A tensor already off its own alignment is GG6001's.
-void CheckTensorDataAlignment(RuleContext& ctx) {
+// The layer llama.cpp's load_tensors gives a tensor (llm_tensor_info in
+// llama-arch.cpp), which decides where it goes: the input layer always stays
+// on the CPU, n_gpu_layers moves the last repeating layers to a GPU and, once
+// it exceeds block_count, the output layer too.
+struct TensorLayer {
+  enum Kind : uint8_t { kInput, kRepeating, kOutput } kind;
+  uint64_t layer = 0;  // kRepeating: the block number
+};
+
+TensorLayer LayerOfTensor(std::string_view name) {
+  for (std::string_view prefix : {"blk.", "enc.blk.", "dec.blk.", "posnet.", "convnext."}) {
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    uint64_t il = 0;
+    size_t i = prefix.size();
+    for (; i < name.size() && i < prefix.size() + 6 && name[i] >= '0' && name[i] <= '9'; ++i) {
+      il = il * 10 + static_cast<uint64_t>(name[i] - '0');
+    }
+    if (i > prefix.size() && i < name.size() && name[i] == '.') return {TensorLayer::kRepeating, il};
+  }
+  const std::string_view base = name.substr(0, name.rfind('.'));
+  for (std::string_view input : {"token_embd", "token_embd_norm", "position_embd", "token_types", "conv1d"}) {
+    if (base == input) return {TensorLayer::kInput};
+  }
+  // Created with every layer (TENSOR_DUPLICATED), layer 0 first.
+  for (std::string_view per_layer : {"rope_freqs", "rope_factors_long", "rope_factors_short"}) {
+    if (base == per_layer) return {TensorLayer::kRepeating, 0};
+  }
+  return {TensorLayer::kOutput};
+}
+
+// Whether a CPU "extra" buffer type of a default llama.cpp build may take
+// the tensor out of the CPU's mapped buffer: load_tensors offers them before
+// the plain CPU buffer type, and they copy the weights into memory of their
+// own. The repack buffer type (ggml-cpu/repack.cpp,
+// ggml_repack_get_optimal_repack_type: AVX2, NEON or RVV CPUs) and AMX
+// (amx/common.h qtype_has_amx_kernels, and F16) hold only the weights of a
+// matrix multiplication (2-D, or 3-D for the experts' MUL_MAT_ID) of these
+// types, never a tensor llama.cpp gathers rows from (GET_ROWS: the
+// embeddings). Which of them a given CPU takes depends on its features and
+// the shape, hence "may".
+bool MayLeaveCpuBuffer(const TensorInfo& t, TensorLayer where) {
+  if (t.n_dims != 2 && t.n_dims != 3) return false;
+  if (where.kind == TensorLayer::kInput) return false;  // embeddings and conv1d: never multiplied
+  const std::string_view name = t.name;
+  const std::string_view base = name.substr(0, name.rfind('.'));
+  if (base == "per_layer_token_embd") return false;
+  for (std::string_view gathered : {".attn_rel_b", ".nextn.embed_tokens"}) {
+    if (base.size() >= gathered.size() && base.substr(base.size() - gathered.size()) == gathered) return false;
+  }
+  switch (t.ggml_type) {
+    case 1:   // F16 (AMX)
+    case 2:   // Q4_0
+    case 3:   // Q4_1 (AMX)
+    case 8:   // Q8_0
+    case 10:  // Q2_K
+    case 12:  // Q4_K
+    case 13:  // Q5_K
+    case 14:  // Q6_K
+    case 20:  // IQ4_NL
+    case 23:  // IQ4_XS (AMX)
+    case 39:  // MXFP4
+      return true;
+    default:
+      return false;
+  }
+}
+
+// With mmap (llama.cpp's default) tensor data stays where it is in the file.
+// load_tensors puts the tensors in one context per buffer type, and for the
+// CPU's own buffer type wraps the mapped range from the lowest file offset of
+// its tensors to the end of the last (get_mapping_range) in a buffer:
+// ggml_backend_cpu_buffer_from_ptr asserts that its start is a multiple of
+// 32, and aborts the process otherwise (the mapping itself is page-aligned).
+// The other tensors may lie anywhere, so general.alignment 8 or 16, which
+// GGUF allows, loads as long as the tensor that starts that buffer is on 32.
+//
+// Which tensor that is: walking the tensors by offset, the first one that
+// stays in the CPU's buffer type. With llama_model_default_params, on a CPU
+// only machine, it is the first tensor, or a later one where every tensor
+// before it is a matrix the CPU's repack or AMX buffer type takes; with a
+// GPU (n_gpu_layers 999), the first tensor of the input layer, all that
+// stays on the CPU. Either is an error: the default load of some machine
+// aborts. A smaller n_gpu_layers keeps the first repeating layers and
+// perhaps the output layer on the CPU too, so that other tensors can start
+// the buffer: a warning (GG9060). Tensor overrides (--override-tensor) and
+// ops a GPU does not support, which fall back to the CPU, can put any
+// tensor first; they are not modelled.
+// Adapters, projectors and control vectors are read into buffers of their
+// own, not mapped. A tensor off its own alignment is GG6001's.
+void CheckTensorDataAlignment(RuleContext& ctx, const KeyIndex& keys) {
   const GgufHeader& h = ctx.header;
   if (!h.data_offset_known || h.alignment % kTensorAlignment == 0) return;
-  RuleReporter report(ctx, RuleId::kTensorDataAlignment);
-  for (const TensorInfo& t : h.tensors) {
+  const ArchInfo* info = keys.arch_info();
+  if ((info != nullptr && info->kind != ArchKind::kModel) || IsAdapter(keys)) return;
+  struct Placed {
+    uint64_t begin;
+    uint32_t index;
+  };
+  std::vector<Placed> by_offset;
+  by_offset.reserve(h.tensors.size());
+  bool in_order = true;
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    const TensorInfo& t = h.tensors[i];
     uint64_t begin = 0;
     if (t.relative_offset() % h.alignment != 0 || !CheckedAdd(h.data_offset, t.relative_offset(), &begin)) continue;
-    if (begin % kTensorAlignment == 0) continue;
-    report.Add(t.relative_offset_field(), [&] {
-      return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data starts at file offset ", begin,
-                          ", not a multiple of 32 (general.alignment is ", h.alignment,
-                          "): llama.cpp maps tensor data in place and aborts (GGML_ASSERT in "
-                          "ggml_backend_cpu_buffer_from_ptr) when a buffer starts there");
+    in_order = in_order && (by_offset.empty() || by_offset.back().begin <= begin);
+    by_offset.push_back({begin, static_cast<uint32_t>(i)});
+  }
+  // gguf.cpp refuses tensors out of the order of their offsets (GG6005
+  // warns); sorted, such a file is judged by its lowest offset all the same.
+  if (!in_order) {
+    std::sort(by_offset.begin(), by_offset.end(), [](const Placed& a, const Placed& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
     });
+  }
+  const std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
+  RuleReporter error(ctx, RuleId::kTensorDataAlignment);
+  RuleReporter offload(ctx, RuleId::kTensorDataAlignmentOffload);
+  // What has been seen, by layer, of tensors that surely stay in the CPU's
+  // buffer when their layer is on the CPU: once one is, no later tensor of
+  // a configuration that keeps that layer on the CPU starts the buffer.
+  bool input_stays = false, output_stays = false;
+  uint64_t lowest_layer_staying = UINT64_MAX;
+  for (const Placed& p : by_offset) {
+    if (input_stays) break;  // the input layer is on the CPU in every configuration
+    const TensorInfo& t = h.tensors[p.index];
+    const TensorLayer layer = LayerOfTensor(t.name);
+    const bool in_default_load = !output_stays && lowest_layer_staying == UINT64_MAX;
+    // With n_gpu_layers = block_count the CPU keeps the input and output
+    // layers; with fewer, the first repeating layers too: the smallest such
+    // set that holds this tensor is the one where it can come first.
+    const bool under_offload = layer.kind == TensorLayer::kOutput
+                                   ? !output_stays
+                                   : layer.kind == TensorLayer::kRepeating && !output_stays &&
+                                         lowest_layer_staying > layer.layer;
+    const bool misaligned = p.begin % kTensorAlignment != 0;
+    auto lead = [&] {
+      return absl::StrCat("tensor '", EscapeForDisplay(t.name, 96), "' data starts at file offset ", p.begin,
+                          ", not a multiple of 32 (general.alignment is ", h.alignment, "): ");
+    };
+    constexpr std::string_view kAborts =
+        ", and ggml_backend_cpu_buffer_from_ptr aborts on a buffer that does not start on a multiple of 32 "
+        "(GGML_ASSERT: the process dies)";
+    if (misaligned && (in_default_load || layer.kind == TensorLayer::kInput)) {
+      error.Add(t.relative_offset_field(), [&] {
+        const Placed& first = by_offset.front();
+        if (&p == &first) {
+          return absl::StrCat(lead(), "it is the file's first tensor, where llama.cpp's default (mmap) load starts the "
+                              "buffer of its CPU tensors", Sv(kAborts),
+                              MayLeaveCpuBuffer(t, layer)
+                                  ? " (unless the CPU's repack or AMX buffer type takes this matrix)"
+                                  : "");
+        }
+        if (in_default_load) {
+          return absl::StrCat(lead(), "every tensor before it ('", EscapeForDisplay(h.tensors[first.index].name, 96),
+                              "' at ", first.begin, " first) is a matrix that the CPU's repack or AMX buffer type may ",
+                              "take, and where it does, llama.cpp's default (mmap) load starts the buffer of its CPU ",
+                              "tensors here", Sv(kAborts));
+        }
+        return absl::StrCat(lead(), "on a machine with a GPU, llama.cpp's default load offloads every layer but the "
+                            "input layer (n_gpu_layers 999 in llama_model_default_params), whose first tensor this is: "
+                            "the buffer of its CPU tensors starts here", Sv(kAborts));
+      });
+    } else if (misaligned && under_offload) {
+      offload.Add(t.relative_offset_field(), [&] {
+        std::string config;
+        if (layer.kind == TensorLayer::kOutput) {
+          config = "the repeating layers are offloaded to a GPU and the output layer is not "
+                   "(n_gpu_layers = block_count)";
+        } else {
+          const std::string n_gpu_layers = blocks && *blocks > layer.layer
+                                               ? absl::StrCat(*blocks - layer.layer - 1)
+                                               : absl::StrCat("block_count - ", layer.layer + 1);
+          config = absl::StrCat("the layers after ", layer.layer, " are offloaded to a GPU (n_gpu_layers = ",
+                                n_gpu_layers, ")");
+        }
+        return absl::StrCat(lead(), "llama.cpp's default load starts the buffer of its CPU tensors at an earlier "
+                            "tensor, but when ", config, ", that buffer starts here", Sv(kAborts));
+      });
+    }
+    if (MayLeaveCpuBuffer(t, layer)) continue;
+    switch (layer.kind) {
+      case TensorLayer::kInput: input_stays = true; break;
+      case TensorLayer::kOutput: output_stays = true; break;
+      case TensorLayer::kRepeating: lowest_layer_staying = std::min(lowest_layer_staying, layer.layer); break;
+    }
   }
 }
 
@@ -81,16 +246,16 @@ void CheckWordPieceByteTokens(RuleContext& ctx, const KeyIndex& keys) {
 // llama.cpp (node-llama-cpp 3.21.1) asserts it in load_hparams for all of
 // them, and where it is read hparams.n_layer() = block_count - nextn wraps
 // in unsigned arithmetic. Both keys are read as exactly u32 (another type is
-// refused, not a crash); files without tensors load the vocabulary only.
+// refused, not a crash); a vocabulary-only file is not read for them
+// (ReadsHyperparameters).
 void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* nextn_kv = keys.FindArch("nextn_predict_layers");
   std::optional<uint32_t> nextn = keys.U32(nextn_kv);
   std::optional<uint32_t> blocks = keys.U32(keys.FindArch("block_count"));
   // A vocabulary-only load stops before the hyperparameters.
-  if (!blocks || ctx.header.tensors.empty()) return;
+  if (!blocks || !ReadsHyperparameters(ctx.header, keys)) return;
   // gemma4-assistant is made of next-N layers only and asserts that they are
-  // all of them; the key absent reads as 0 there (a model with tensors: a
-  // vocabulary-only load stops before the hyperparameters).
+  // all of them; the key absent reads as 0 there.
   if (AssertsNextnEqualBlockCount(keys.arch()) && (nextn_kv == nullptr || (nextn && *nextn != *blocks))) {
     ctx.sink.Add(RuleId::kNextnLayersRange, nextn_kv ? nextn_kv->value().offset : keys.arch_kv()->value().offset,
                  absl::StrCat("'", EscapeForDisplay(keys.arch()), ".nextn_predict_layers' is ", nextn.value_or(0),
@@ -115,6 +280,7 @@ void CheckNextnLayers(RuleContext& ctx, const KeyIndex& keys) {
 // load_hparams maps {arch}.rope.scaling.type through a table of four names
 // and asserts that it found one: any other string aborts the load.
 void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
+  if (!ReadsHyperparameters(ctx.header, keys)) return;  // a vocabulary-only load stops before it
   const KeyValue* kv = keys.FindArch("rope.scaling.type");
   if (kv == nullptr || kv->type() != ValueType::kString) return;  // absent: "linear"; not a string: refused
   const std::string_view name = kv->value().AsString();
@@ -139,6 +305,7 @@ void CheckRopeScalingType(RuleContext& ctx, const KeyIndex& keys) {
 void CheckExpertCounts(RuleContext& ctx, const KeyIndex& keys) {
   const ArchInfo* info = keys.arch_info();
   if (info == nullptr || info->kind != ArchKind::kModel) return;  // llama.cpp refuses the file first
+  if (!ReadsHyperparameters(ctx.header, keys)) return;             // a vocabulary-only load stops before them
   const KeyValue* experts_kv = keys.FindArch("expert_count");
   const KeyValue* used_kv = keys.FindArch("expert_used_count");
   const KeyValue* groups_kv = keys.FindArch("expert_group_count");
@@ -347,7 +514,9 @@ void CheckNormEpsilon(RuleContext& ctx, const KeyIndex& keys) {
 // (GG4004), not asserted on.
 void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
   const ArchInfo* info = keys.arch_info();
-  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || ctx.header.tensors.empty()) return;
+  if (info == nullptr || info->kind != ArchKind::kModel || IsAdapter(keys) || !ReadsHyperparameters(ctx.header, keys)) {
+    return;
+  }
   for (const ArchAssert& a : ArchAsserts(keys.arch())) {
     const KeyValue* kv = keys.FindArch(a.key);
     if (kv == nullptr) continue;
@@ -451,7 +620,7 @@ void CheckArchAsserts(RuleContext& ctx, const KeyIndex& keys) {
 
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys) {
   CheckArchAsserts(ctx, keys);
-  CheckTensorDataAlignment(ctx);
+  CheckTensorDataAlignment(ctx, keys);
   CheckWordPieceByteTokens(ctx, keys);
   CheckNextnLayers(ctx, keys);
   CheckRopeScalingType(ctx, keys);

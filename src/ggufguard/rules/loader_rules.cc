@@ -7,6 +7,7 @@
 #include "ggufguard/rules/loader_rules.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +139,19 @@ bool IsAdapter(const KeyIndex& keys) {
   const KeyValue* type = keys.Find("general.type");
   return keys.Find("adapter.type") != nullptr ||
          (type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "adapter");
+}
+
+bool ReadsHyperparameters(const GgufHeader& h, const KeyIndex& keys) {
+  if (!h.tensors.empty()) return true;
+  // split.no and split.count are u16 (GG4004 for another type, GG4015 for
+  // values that disagree).
+  auto u16 = [&](std::string_view key) -> std::optional<uint64_t> {
+    const KeyValue* kv = keys.Find(key);
+    if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
+    return kv->value().AsUnsigned();
+  };
+  if (u16("split.count").value_or(0) > 1 && u16("split.no").value_or(0) == 0) return true;
+  return keys.Find("tokenizer.ggml.model") == nullptr;
 }
 
 std::vector<const TensorInfo*> KvTensorsByLayer(const GgufHeader& h, uint32_t n_layer) {

@@ -127,6 +127,17 @@ bool ZeroKvHeadsMarkALayerKind(std::string_view arch);
 // A LoRA or control-vector adapter (general.type "adapter", or adapter.type):
 // it names its base model's architecture but holds no model.
 bool IsAdapter(const KeyIndex& keys);
+// Whether llama.cpp reads the hyperparameters of this file (a model
+// architecture's) when it loads it: llama_model_load runs load_hparams and
+// the vocabulary loader for every file, but a vocabulary-only load
+// (llama_model_params.vocab_only) leaves load_hparams after general.name.
+// A file with tensors is a model; so is a split model's first part without
+// tensors (llama-gguf-split --no-tensor-first-split: the loader reads the
+// metadata from it and the tensors from the others). Another file without
+// tensors can only be loaded for its vocabulary, which it must name
+// (tokenizer.ggml.model, required by the vocabulary loader); one that names
+// none is no vocabulary, and is judged as a model's header.
+bool ReadsHyperparameters(const GgufHeader& h, const KeyIndex& keys);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);
