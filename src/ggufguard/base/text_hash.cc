@@ -1,5 +1,9 @@
 #include "ggufguard/base/text_hash.h"
 
+#include <sys/random.h>
+
+#include <ctime>
+
 namespace ggufguard {
 namespace {
 
@@ -37,6 +41,21 @@ uint64_t LongTextHash(const uint8_t* s, size_t n, uint64_t room) {
     CopyShort(s + i, rest, &w0, &w1);
   }
   return Mum(w0 ^ h ^ (uint64_t{rest} * 0xD6E8FEB86659FD93ull), w1 ^ kBlock);
+}
+
+uint64_t ProcessHashSeed() {
+  static const uint64_t seed = [] {
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof v)) {
+      // No entropy yet (early boot): the clock and an address, which only
+      // an attacker on this machine could guess; tables stay correct.
+      timespec t{};
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      v = Mum(static_cast<uint64_t>(t.tv_nsec) ^ reinterpret_cast<uintptr_t>(&v), 0x243F6A8885A308D3ull);
+    }
+    return v;
+  }();
+  return seed;
 }
 
 }  // namespace ggufguard

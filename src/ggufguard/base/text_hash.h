@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace ggufguard {
 namespace text_hash_internal {
@@ -96,6 +97,43 @@ inline uint64_t TextHash(const uint8_t* s, size_t n, uint64_t room) {
   }
   return LongTextHash(s, n, room);
 }
+
+// A keyed 64-bit hash of any string, reading no byte outside it (keys may
+// end the buffer they lie in). wyhash's shape: a string of up to 16 bytes
+// is two overlapping loads and one multiply; longer ones a multiply per 16
+// bytes. Keyed by `seed` so that no file can be built offline to make keys
+// collide (a secret per process: ProcessHashSeed); tables that index a
+// file's keys with it stay linear whatever the file.
+inline uint64_t KeyedHash(std::string_view key, uint64_t seed) {
+  using namespace text_hash_internal;
+  const uint8_t* s = reinterpret_cast<const uint8_t*>(key.data());
+  const size_t n = key.size();
+  uint64_t a = 0, b = 0;
+  if (n <= 16) {
+    if (n >= 8) {
+      a = LoadWord(s);
+      b = LoadWord(s + n - 8);
+    } else if (n >= 4) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, s, 4);
+      std::memcpy(&hi, s + n - 4, 4);
+      a = (uint64_t{lo} << 32) | hi;
+    } else if (n > 0) {
+      a = (uint64_t{s[0]} << 16) | (uint64_t{s[n / 2]} << 8) | s[n - 1];
+    }
+    return Mum(a ^ seed ^ (uint64_t{n} * 0xD6E8FEB86659FD93ull), b ^ ~seed ^ 0xC4CEB9FE1A85EC53ull);
+  }
+  uint64_t h = seed ^ (uint64_t{n} * 0xD6E8FEB86659FD93ull);
+  size_t i = 0;
+  for (; i + 16 < n; i += 16) h = Mum(LoadWord(s + i) ^ h, LoadWord(s + i + 8) ^ ~seed);
+  // The last 16 bytes, overlapping the block before when n is not a
+  // multiple of 16.
+  return Mum(LoadWord(s + n - 16) ^ h, LoadWord(s + n - 8) ^ ~seed ^ 0xC4CEB9FE1A85EC53ull);
+}
+
+// This process's secret for KeyedHash, from getrandom() once (one system
+// call in a process, made by the first validation that indexes keys).
+uint64_t ProcessHashSeed();
 
 }  // namespace ggufguard
 

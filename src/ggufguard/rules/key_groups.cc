@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "absl/hash/hash.h"
+#include "ggufguard/base/text_hash.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -13,7 +14,17 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 
-using Entry = KeyGroups::Entry;
+// A key's hash and index, 12 bytes: the hash kept as two 32-bit halves, so
+// that a million items cost 12 MB here.
+struct Entry {
+  uint32_t hash_high;
+  uint32_t hash_low;
+  uint32_t index;
+  static Entry Of(uint64_t hash, uint32_t index) {
+    return {static_cast<uint32_t>(hash >> 32), static_cast<uint32_t>(hash), index};
+  }
+  uint64_t hash() const { return (uint64_t{hash_high} << 32) | hash_low; }
+};
 
 // Fills `out` with one record per key, sorted by (top 44 bits of the hash,
 // index): a pass that counts the keys of each of 2^11 buckets (the hash's
@@ -54,65 +65,6 @@ void HashAndSort(size_t n, HashOfKv hash_of_kv, std::vector<Entry>& out) {
   }
 }
 
-
-// Over `members` in file order (index ascending), all sharing some property:
-// sets first[i], for each member i, to the first member whose key equals
-// i's under `key_of` (a view, possibly into the scratch string it is given),
-// given each member's hash of that key from `hash_of(entry)` (the entry holds
-// its canonical hash). Small sets compare
-// keys with the few distinct keys seen so far; a larger one with many
-// distinct keys is sorted by (hash, index) first, so the work stays
-// O(m log m) whatever the input, even one built to collide hashes.
-template <typename HashOf, typename KeyOf>
-void FirstOfEqualKeys(std::vector<Entry>& members, HashOf hash_of, KeyOf key_of, std::vector<uint32_t>& first) {
-  constexpr size_t kLinearLeaders = 8;
-  std::string scratch_a, scratch_b;
-  std::vector<Entry> leaders;  // the first member of each distinct key so far
-  // One pass with up to kLinearLeaders distinct keys; false when exceeded.
-  auto linear = [&](size_t begin, size_t end) {
-    leaders.clear();
-    for (size_t p = begin; p < end; ++p) {
-      const Entry& m = members[p];
-      const std::string_view k = key_of(m.index, &scratch_a);
-      uint32_t found = m.index;
-      for (const Entry& l : leaders) {
-        if (l.hash() == m.hash() && key_of(l.index, &scratch_b) == k) {
-          found = l.index;
-          break;
-        }
-      }
-      if (found == m.index) {
-        if (leaders.size() == kLinearLeaders) return false;
-        leaders.push_back(m);
-      }
-      first[m.index] = found;
-    }
-    return true;
-  };
-  for (Entry& e : members) e.set_hash(hash_of(e));
-  if (linear(0, members.size())) return;
-  std::stable_sort(members.begin(), members.end(), [](const Entry& a, const Entry& b) { return a.hash() < b.hash(); });
-  for (size_t begin = 0; begin < members.size();) {
-    size_t end = begin + 1;
-    while (end < members.size() && members[end].hash() == members[begin].hash()) ++end;
-    if (!linear(begin, end)) {
-      // Many distinct keys with one 64-bit hash: only a hash-flooding file
-      // does that. Sort those by key bytes; equal keys become adjacent, in
-      // file order (the sort is stable).
-      std::stable_sort(members.begin() + static_cast<long>(begin), members.begin() + static_cast<long>(end),
-                       [&](const Entry& a, const Entry& b) {
-                         std::string sa, sb;
-                         return key_of(a.index, &sa) < key_of(b.index, &sb);
-                       });
-      std::string sa, sb;
-      for (size_t p = begin; p < end; ++p) {
-        const uint32_t i = members[p].index;
-        first[i] = (p > begin && key_of(i, &sa) == key_of(members[p - 1].index, &sb)) ? first[members[p - 1].index] : i;
-      }
-    }
-    begin = end;
-  }
-}
 
 // Eight bytes at a time: the high bit of each byte of the result is set
 // where that byte of `v` is 'A'..'Z' (exact for every byte value: the low
@@ -204,110 +156,152 @@ std::string CanonicalKey(std::string_view key) {
   return std::string(CanonicalView(key, &scratch));
 }
 
-uint64_t KeyGroups::Hash(std::string_view s) const {
-  return hash_ != nullptr ? hash_(s) : absl::Hash<std::string_view>{}(s);
+uint64_t KeyGroups::Hash(std::string_view s) const { return hash_ != nullptr ? hash_(s) : KeyedHash(s, seed_); }
+
+namespace {
+
+// A slot: the hash's top 31 bits and a kind bit above the KV's index + 1;
+// 0 is an empty slot.
+constexpr uint64_t kExactKind = uint64_t{1} << 32;
+uint64_t SlotTag(uint64_t hash, bool exact) { return ((hash >> 33) << 33) | (exact ? kExactKind : 0); }
+constexpr uint64_t kTagMask = ~uint64_t{UINT32_MAX};
+uint32_t SlotIndex(uint64_t slot) { return static_cast<uint32_t>(slot) - 1; }
+
+bool InNormalForm(std::string_view key, std::string_view canonical) {
+  return canonical.data() == key.data() && canonical.size() == key.size();
 }
 
-// Exact duplicates are keys of one canonical group, so one sort by canonical
-// hash serves both: a run of equal hash (almost always one key) is split
-// into canonical groups, and each group into exact keys. A key already in
-// normal form (nearly every key) is hashed only by the sort (twice, see
-// HashAndSort): its exact hash is its canonical hash.
-KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash) : header_(header), hash_(hash) {
-  const size_t n = header.kvs.size();
-  first_exact_.resize(n);
-  first_canonical_.resize(n);
-  group_size_.resize(n);
-  std::string scratch;
-  HashAndSort(
-      n, [&](size_t i) { return Hash(CanonicalView(header.kvs[i].key(), &scratch)); }, by_canonical_);
+}  // namespace
 
-  auto canonical_hash = [](const Entry& e) { return e.hash(); };
-  auto canonical_key = [&](uint32_t i, std::string* s) { return CanonicalView(header.kvs[i].key(), s); };
-  auto exact_hash = [&](const Entry& e) { return Hash(header.kvs[e.index].key()); };
-  auto exact_key = [&](uint32_t i, std::string*) { return header.kvs[i].key(); };
-  std::vector<Entry> run, group;
-  std::string scratch_a, scratch_b;
-  // A key in normal form equals, byte for byte, every other key in normal
-  // form of its canonical group: only the others need comparing.
-  auto in_normal_form = [&](uint32_t i) {
+// One pass in file order. Each key's canonical form is looked up in the
+// table (a hash and, on a tag match, a comparison of canonical keys); a new
+// one starts a group, a known one joins it at the end of its member chain.
+// Exact duplicates are keys of one canonical group: a key in normal form
+// equals, byte for byte, exactly the other keys in normal form of its group
+// (the group's first such key is its first exact copy); a key not in
+// normal form (a NUL, surrounding white space, a capital: rare in real
+// files) is looked up again by its own bytes, in the same table under the
+// other kind bit.
+KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash)
+    : header_(header), hash_(hash), seed_(hash == nullptr ? ProcessHashSeed() : 0), size_(header.kvs.size()) {
+  const size_t n = size_;
+  if (n == 0) return;
+  std::string other;  // a canonical form that is not the key itself
+  // At most half full with one canonical entry a key; exact entries (keys
+  // not in normal form) go into a second table of the same shape, made on
+  // the first such key, for the keys left from there.
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  slot_mask_ = slots - 1;
+  // Four arrays kept, two used while building (each group's last member and
+  // first key in normal form), and the slots; bounded by the KV count,
+  // which the parser bounded by the header's bytes (13 or more a KV).
+  memory_ = PageBuffer::Zeroed(6 * n * sizeof(uint32_t) + slots * sizeof(uint64_t));
+  slots_ = reinterpret_cast<uint64_t*>(memory_.data());
+  uint32_t* arrays = reinterpret_cast<uint32_t*>(slots_ + slots);
+  first_exact_ = arrays;
+  first_canonical_ = arrays + n;
+  group_size_ = arrays + 2 * n;
+  next_ = arrays + 3 * n;
+  uint32_t* const last_member = arrays + 4 * n;
+  uint32_t* const first_normal = arrays + 5 * n;
+  PageBuffer exact_memory;
+  uint64_t* exact_slots = nullptr;
+  size_t exact_mask = 0;
+
+  // The slot of `wanted`'s entry of that kind, or the empty slot where it
+  // goes; `same(j)` compares KV j's key with the one looked up.
+  auto probe = [](uint64_t* table, size_t mask, uint64_t h, bool exact, auto&& same) -> uint64_t* {
+    const uint64_t tag = SlotTag(h, exact);
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      uint64_t& slot = table[s];
+      if (slot == 0 || ((slot & kTagMask) == tag && same(SlotIndex(slot)))) return &slot;
+    }
+  };
+  // The table is larger than the caches for a large header, and a probe is
+  // a cache miss: each key's canonical form and hash are computed
+  // kAhead keys before it is entered, and its home slot prefetched.
+  constexpr uint32_t kAhead = 16;
+  struct Pending {
+    std::string_view canonical;
+    uint64_t hash;
+    bool normal;
+    std::string scratch;  // the canonical form when it is not the key itself
+  };
+  std::array<Pending, kAhead> ahead;
+  auto prepare = [&](uint32_t i) {
+    Pending& p = ahead[i % kAhead];
     const std::string_view key = header.kvs[i].key();
-    const std::string_view canonical = CanonicalView(key, &scratch_a);
-    return canonical.data() == key.data() && canonical.size() == key.size();
+    p.canonical = CanonicalView(key, &p.scratch);
+    p.normal = InNormalForm(key, p.canonical);
+    p.hash = Hash(p.canonical);
+    __builtin_prefetch(&slots_[p.hash & slot_mask_]);
   };
-  // Splits one canonical group (file order) into exact keys.
-  auto split_exact = [&](const Entry* begin, const Entry* end) {
-    uint32_t first_normal = UINT32_MAX;
-    group.clear();
-    for (const Entry* e = begin; e != end; ++e) {
-      if (!in_normal_form(e->index)) {
-        group.push_back(*e);
-        continue;
+  auto enter = [&](uint32_t i, const Pending& p) {
+    const std::string_view key = header.kvs[i].key();
+    next_[i] = kNone;
+    uint64_t* slot = probe(slots_, slot_mask_, p.hash, false,
+                           [&](uint32_t j) { return CanonicalView(header.kvs[j].key(), &other) == p.canonical; });
+    auto find_exact = [&]() -> uint32_t {
+      if (exact_slots == nullptr) {  // the first key not in normal form: room for every key from here
+        size_t count = 16;
+        while (count < 2 * (n - i)) count *= 2;
+        exact_memory = PageBuffer::Zeroed(count * sizeof(uint64_t));
+        exact_slots = reinterpret_cast<uint64_t*>(exact_memory.data());
+        exact_mask = count - 1;
       }
-      if (first_normal == UINT32_MAX) first_normal = e->index;
-      first_exact_[e->index] = first_normal;
+      const uint64_t hx = Hash(key);
+      uint64_t* exact = probe(exact_slots, exact_mask, hx, true, [&](uint32_t j) { return header.kvs[j].key() == key; });
+      if (*exact != 0) return SlotIndex(*exact);
+      *exact = SlotTag(hx, true) | (uint64_t{i} + 1);
+      return i;
+    };
+    if (*slot == 0) {  // a new canonical key
+      *slot = SlotTag(p.hash, false) | (uint64_t{i} + 1);
+      first_canonical_[i] = i;
+      group_size_[i] = 1;
+      last_member[i] = i;
+      first_normal[i] = p.normal ? i : kNone;
+      first_exact_[i] = p.normal ? i : find_exact();
+      return;
     }
-    if (group.size() == 1) first_exact_[group[0].index] = group[0].index;
-    if (group.size() > 1) FirstOfEqualKeys(group, exact_hash, exact_key, first_exact_);
-    group_size_[first_canonical_[begin->index]] = static_cast<uint32_t>(end - begin);
+    const uint32_t g = SlotIndex(*slot);
+    first_canonical_[i] = g;
+    ++group_size_[g];
+    next_[last_member[g]] = i;
+    last_member[g] = i;
+    if (!p.normal) {
+      first_exact_[i] = find_exact();
+    } else if (first_normal[g] == kNone) {
+      first_normal[g] = first_exact_[i] = i;
+    } else {
+      first_exact_[i] = first_normal[g];
+    }
   };
-  for (size_t begin = 0; begin < n;) {
-    size_t end = begin + 1;
-    while (end < n && Top(by_canonical_[end].hash()) == Top(by_canonical_[begin].hash())) ++end;
-    const Entry* const b = &by_canonical_[begin];
-    const Entry* const e = b + (end - begin);
-    begin = end;
-    if (e - b == 1) {  // a key of its own: nothing to compare
-      first_exact_[b->index] = first_canonical_[b->index] = b->index;
-      group_size_[b->index] = 1;
-      continue;
-    }
-    // Usually a run is one canonical key (the same key repeated, or its
-    // variants): checked in place, without copies.
-    const std::string_view first_key = CanonicalView(header.kvs[b->index].key(), &scratch_b);
-    bool one_key = true;
-    for (const Entry* m = b; m != e && one_key; ++m) {
-      one_key = m->hash() == b->hash() && CanonicalView(header.kvs[m->index].key(), &scratch_a) == first_key;
-    }
-    if (one_key) {
-      for (const Entry* m = b; m != e; ++m) first_canonical_[m->index] = b->index;
-      split_exact(b, e);
-      continue;
-    }
-    run.assign(b, e);
-    FirstOfEqualKeys(run, canonical_hash, canonical_key, first_canonical_);
-    // Each canonical group of the run, in file order. The run is in file
-    // order; groups interleave only when distinct canonical keys share the
-    // hash's top bits.
-    std::sort(run.begin(), run.end(), [&](const Entry& x, const Entry& y) {
-      const uint32_t fx = first_canonical_[x.index], fy = first_canonical_[y.index];
-      return fx != fy ? fx < fy : x.index < y.index;
-    });
-    for (size_t g = 0; g < run.size();) {
-      size_t h = g + 1;
-      while (h < run.size() && first_canonical_[run[h].index] == first_canonical_[run[g].index]) ++h;
-      split_exact(run.data() + g, run.data() + h);
-      g = h;
-    }
+  for (uint32_t i = 0; i < n && i < kAhead; ++i) prepare(i);
+  for (uint32_t i = 0; i < n; ++i) {
+    enter(i, ahead[i % kAhead]);
+    if (i + kAhead < n) prepare(i + kAhead);  // reuses the entry just entered
   }
 }
 
-size_t KeyGroups::LowerBound(uint64_t hash) const {
-  return std::lower_bound(by_canonical_.begin(), by_canonical_.end(), Top(hash),
-                          [](const Entry& e, uint64_t top) { return Top(e.hash()) < top; }) -
-         by_canonical_.begin();
+uint32_t KeyGroups::FindGroup(std::string_view canonical) const {
+  if (size_ == 0) return kNone;
+  const uint64_t h = Hash(canonical);
+  const uint64_t tag = SlotTag(h, false);
+  std::string scratch;
+  for (size_t s = h & slot_mask_; slots_[s] != 0; s = (s + 1) & slot_mask_) {
+    if ((slots_[s] & kTagMask) != tag) continue;
+    const uint32_t j = SlotIndex(slots_[s]);
+    if (CanonicalView(header_.kvs[j].key(), &scratch) == canonical) return j;
+  }
+  return kNone;
 }
 
 std::vector<uint32_t> KeyGroups::Members(uint32_t first) const {
   std::vector<uint32_t> out;
-  std::string scratch;
-  const uint64_t top = Top(Hash(CanonicalView(header_.kvs[first].key(), &scratch)));
-  for (size_t p = LowerBound(top << kLowBits); p < by_canonical_.size() && Top(by_canonical_[p].hash()) == top; ++p) {
-    if (first_canonical_[by_canonical_[p].index] == first) out.push_back(by_canonical_[p].index);
-  }
+  for (uint32_t i = first; i != kNone; i = next_[i]) out.push_back(i);
   return out;
 }
-
-bool KeyGroups::SameRun(uint64_t a, uint64_t b) { return Top(a) == Top(b); }
 
 }  // namespace ggufguard

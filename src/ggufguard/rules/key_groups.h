@@ -4,11 +4,12 @@
 // the JSON report's key_collisions.
 //
 // A header may hold a million keys (the default kv_count limit is 2^20). Hash
-// maps of strings cost ~1 us and ~180 bytes per key here (random accesses
-// into tables far larger than the caches, an allocation per canonical key);
-// this sorts 12-byte (hash, index) records instead (a bucket pass, then each
-// bucket in cache): linear in practice, 24 bytes per key, sorted in place
-// (docs/performance.md, "Hostile headers").
+// maps of strings cost ~1 us and ~180 bytes per key here (an allocation per
+// key); this is one open-addressing table of 8-byte slots over the file's
+// own key bytes, keyed by a per-process secret so that no file can make its
+// keys collide: one hash and one probe per key, about 32 bytes a key in all
+// (docs/performance.md, "Hostile headers"). A sort of (hash, index)
+// records, its first form, took three times as long.
 #ifndef GGUFGUARD_RULES_KEY_GROUPS_H_
 #define GGUFGUARD_RULES_KEY_GROUPS_H_
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "ggufguard/base/page_buffer.h"
 #include "ggufguard/format/header.h"
 
 namespace ggufguard {
@@ -36,12 +38,13 @@ std::vector<uint32_t> FirstOfEqualViews(size_t n, absl::FunctionRef<std::string_
 
 class KeyGroups {
  public:
-  // `hash` replaces the key hash (absl::Hash) in tests, which give a
-  // degenerate one to drive the paths that only colliding hashes reach.
+  // `hash` replaces the key hash (KeyedHash with the process's secret) in
+  // tests, which give a degenerate one to drive the paths that only
+  // colliding hashes reach.
   using KeyHash = uint64_t (*)(std::string_view);
   explicit KeyGroups(const GgufHeader& header, KeyHash hash = nullptr);
 
-  size_t size() const { return first_exact_.size(); }
+  size_t size() const { return size_; }
   // The first KV (file order) whose key has the same bytes as KV i's: i when
   // none comes before it.
   uint32_t FirstExact(size_t i) const { return first_exact_[i]; }
@@ -49,44 +52,40 @@ class KeyGroups {
   uint32_t FirstCanonical(size_t i) const { return first_canonical_[i]; }
   // For a KV that is first of its canonical group: how many KVs the group has.
   uint32_t CanonicalGroupSize(size_t first) const { return group_size_[first]; }
-  // KV indices, in file order, whose canonical key may equal
-  // CanonicalKey(name) (same hash): callers compare the keys they need.
+  // The KVs, in file order, whose CanonicalKey equals CanonicalKey(name);
+  // `visit` returns false to stop.
   template <typename Visit>
   void ForEachCandidate(std::string_view name, Visit&& visit) const {
     std::string scratch;
-    const uint64_t h = Hash(CanonicalView(name, &scratch));
-    for (size_t p = LowerBound(h); p < by_canonical_.size() && SameRun(by_canonical_[p].hash(), h); ++p) {
-      if (!visit(by_canonical_[p].index)) return;
+    for (uint32_t i = FindGroup(CanonicalView(name, &scratch)); i != kNone; i = next_[i]) {
+      if (!visit(i)) return;
     }
   }
   // The KVs of canonical group `first`, in file order.
   std::vector<uint32_t> Members(uint32_t first) const;
 
-  // 12 bytes, not 16: the hash is kept as two 32-bit halves, so that a
-  // million keys cost 12 MB here (docs/performance.md, "Hostile headers").
-  struct Entry {
-    uint32_t hash_high;
-    uint32_t hash_low;
-    uint32_t index;
-    static Entry Of(uint64_t hash, uint32_t index) {
-      return {static_cast<uint32_t>(hash >> 32), static_cast<uint32_t>(hash), index};
-    }
-    uint64_t hash() const { return (uint64_t{hash_high} << 32) | hash_low; }
-    void set_hash(uint64_t hash) { *this = Of(hash, index); }
-  };
-
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
   uint64_t Hash(std::string_view s) const;
-  // Records are sorted by the top bits of their hash only (key_groups.cc).
-  static bool SameRun(uint64_t a, uint64_t b);
-  size_t LowerBound(uint64_t hash) const;
+  // The first KV of the group whose canonical key is `canonical`, or kNone.
+  uint32_t FindGroup(std::string_view canonical) const;
 
   const GgufHeader& header_;
   KeyHash hash_;
-  std::vector<Entry> by_canonical_;  // by (top bits of the canonical hash, index)
-  std::vector<uint32_t> first_exact_;
-  std::vector<uint32_t> first_canonical_;
-  std::vector<uint32_t> group_size_;  // meaningful at each group's first KV
+  uint64_t seed_;
+  size_t size_ = 0;
+  // One buffer for the arrays below (huge pages from a few MiB up: a
+  // million keys would otherwise fault in 8,000 fresh pages).
+  PageBuffer memory_;
+  uint32_t* first_exact_ = nullptr;
+  uint32_t* first_canonical_ = nullptr;
+  uint32_t* group_size_ = nullptr;  // meaningful at each group's first KV
+  uint32_t* next_ = nullptr;        // the next KV of the same canonical group, or kNone
+  // Open addressing over canonical keys, kept for lookups by name: 31 bits
+  // of the hash above the first KV's index + 1. (Exact keys not in normal
+  // form have a table of their own while the groups are built.)
+  uint64_t* slots_ = nullptr;
+  size_t slot_mask_ = 0;
 };
 
 }  // namespace ggufguard
