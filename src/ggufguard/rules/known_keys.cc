@@ -186,8 +186,52 @@ void ForEachRequiredKey(const ArchInfo& arch, absl::FunctionRef<void(std::string
   }
 }
 
+// The first segments of every whole key and pattern in the tables
+// ("general", "tokenizer", "split", ...: about ten), so that a key whose
+// first segment is none of them (a million junk keys) is told unknown
+// without a search of the tables: a binary search of the 178 whole keys
+// was ~60 ns a key, most of validating a header of a million unknown keys
+// (docs/performance.md, "Hostile headers").
+class FirstSegments {
+ public:
+  FirstSegments() {
+    for (absl::Span<const KnownKey> table : {absl::Span<const KnownKey>(kGeneratedKeys),
+                                             absl::Span<const KnownKey>(kGeneratedPatternKeys)}) {
+      for (const KnownKey& k : table) {
+        const std::string_view first = k.name.substr(0, k.name.find('.'));
+        if (std::find(segments_.begin(), segments_.begin() + count_, first) != segments_.begin() + count_) continue;
+        if (count_ == segments_.size()) {  // more than expected: never say "unknown" then
+          overflow_ = true;
+          return;
+        }
+        segments_[count_++] = first;
+        if (!first.empty()) first_bytes_[static_cast<uint8_t>(first[0])] = true;
+      }
+    }
+  }
+  bool MayBeKnown(std::string_view first) const {
+    if (overflow_) return true;
+    if (first.empty() || !first_bytes_[static_cast<uint8_t>(first[0])]) return false;
+    for (size_t i = 0; i < count_; ++i) {
+      if (segments_[i] == first) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::array<std::string_view, 32> segments_{};
+  std::array<bool, 256> first_bytes_{};  // the segments' first bytes
+  size_t count_ = 0;
+  bool overflow_ = false;
+};
+
 std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, const ArchInfo* info) {
+  static const FirstSegments first_segments;
   const bool model = info != nullptr && info->kind == ArchKind::kModel;
+  const std::string_view first = key.substr(0, key.find('.'));
+  const bool arch_key = !arch.empty() && key.size() > arch.size() + 1 && key.compare(0, arch.size(), arch) == 0 &&
+                        key[arch.size()] == '.';
+  if (!arch_key && !first_segments.MayBeKnown(first)) return std::nullopt;
   if (const KnownKey* k = FindIn(kGeneratedKeys, key)) {
     KeyRule rule = RuleOf(*k);
     if (model) {
@@ -196,8 +240,7 @@ std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, 
     }
     return rule;
   }
-  if (!arch.empty() && key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch &&
-      key[arch.size()] == '.') {
+  if (arch_key) {
     std::string_view suffix = key.substr(arch.size() + 1);
     if (model) {
       if (const KnownKey* own = FindIn(ArchReads(*info), suffix)) return RuleOf(*own);
@@ -206,8 +249,7 @@ std::optional<KeyRule> FindKeyRule(std::string_view key, std::string_view arch, 
     if (const KnownKey* k = FindIn(kGeneratedArchKeys, suffix)) return RuleOf(*k);
   }
   // Patterns start with a literal segment: compare it before walking the
-  // pattern, so that a million unknown keys cost one short compare each.
-  const std::string_view first = key.substr(0, key.find('.'));
+  // pattern.
   for (const KnownKey& k : kGeneratedPatternKeys) {
     if (k.name.size() <= first.size() || k.name[first.size()] != '.' || k.name.substr(0, first.size()) != first) {
       continue;
