@@ -9,6 +9,53 @@
 
 namespace ggufguard {
 
+namespace {
+
+// Whole huge pages, at a huge-page boundary: maps one page more than
+// needed, then unmaps the slack on both sides of the aligned part.
+// *mapped receives the bytes mapped (`size` rounded up to 2 MiB).
+uint8_t* MapHugePages(size_t size, size_t* mapped) {
+  if (size > SIZE_MAX - 2 * PageBuffer::kHugePage) throw std::bad_alloc();
+  const size_t rounded = (size + PageBuffer::kHugePage - 1) & ~(PageBuffer::kHugePage - 1);
+  const size_t span = rounded + PageBuffer::kHugePage;
+  void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + PageBuffer::kHugePage - 1) & ~uintptr_t{PageBuffer::kHugePage - 1};
+  if (aligned > start) (void)::munmap(raw, aligned - start);
+  const size_t after = (start + span) - (aligned + rounded);
+  if (after > 0) (void)::munmap(reinterpret_cast<void*>(aligned + rounded), after);
+  uint8_t* data = reinterpret_cast<uint8_t*>(aligned);
+#ifdef MADV_HUGEPAGE
+  (void)::madvise(data, rounded, MADV_HUGEPAGE);
+#endif
+  *mapped = rounded;
+  return data;
+}
+
+size_t HugeMappingSize(size_t size) { return (size + PageBuffer::kHugePage - 1) & ~(PageBuffer::kHugePage - 1); }
+
+}  // namespace
+
+void* PageAllocateBytes(size_t bytes) {
+  if (bytes < PageBuffer::kHugeFrom) {
+    void* p = std::malloc(bytes == 0 ? 1 : bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  size_t mapped;
+  return MapHugePages(bytes, &mapped);
+}
+
+void PageFreeBytes(void* p, size_t bytes) noexcept {
+  if (p == nullptr) return;
+  if (bytes < PageBuffer::kHugeFrom) {
+    std::free(p);
+  } else {
+    (void)::munmap(p, HugeMappingSize(bytes));
+  }
+}
+
 PageBuffer::PageBuffer(size_t size, bool zeroed) : size_(size) {
   if (size == 0) return;
   if (size < kHugeFrom) {
@@ -17,23 +64,7 @@ PageBuffer::PageBuffer(size_t size, bool zeroed) : size_(size) {
     data_ = static_cast<uint8_t*>(p);
     return;
   }
-  // Whole huge pages, at a huge-page boundary: map one page more than
-  // needed, then unmap the slack on both sides of the aligned part.
-  if (size > SIZE_MAX - 2 * kHugePage) throw std::bad_alloc();
-  const size_t rounded = (size + kHugePage - 1) & ~(kHugePage - 1);
-  const size_t span = rounded + kHugePage;
-  void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
-  if (aligned > start) (void)::munmap(raw, aligned - start);
-  const size_t after = (start + span) - (aligned + rounded);
-  if (after > 0) (void)::munmap(reinterpret_cast<void*>(aligned + rounded), after);
-  data_ = reinterpret_cast<uint8_t*>(aligned);
-  mapped_ = rounded;
-#ifdef MADV_HUGEPAGE
-  (void)::madvise(data_, mapped_, MADV_HUGEPAGE);
-#endif
+  data_ = MapHugePages(size, &mapped_);
 }
 
 PageBuffer::PageBuffer(PageBuffer&& other) noexcept

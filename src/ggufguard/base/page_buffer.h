@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 namespace ggufguard {
 
@@ -46,6 +47,44 @@ class PageBuffer {
   size_t size_ = 0;
   size_t mapped_ = 0;  // bytes of the mapping; 0 when data_ came from malloc
 };
+
+// An allocator for standard containers that can grow large (the parsed
+// view's KVs and tensor infos: 32 MB for a million KVs). From
+// PageBuffer::kHugeFrom bytes up each allocation is its own huge-page
+// mapping, as PageBuffer's are: a std::vector of a million KVs otherwise
+// faulted in 8,000 fresh 4 KiB pages, a third of validating that header
+// (docs/performance.md, "Hostile headers"). Smaller ones come from malloc.
+template <typename T>
+class PageAllocator {
+ public:
+  using value_type = T;
+  PageAllocator() = default;
+  template <typename U>
+  PageAllocator(const PageAllocator<U>&) noexcept {}  // NOLINT: converting, as allocators must
+  T* allocate(size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(PageAllocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept { PageFree(p, n * sizeof(T)); }
+  friend bool operator==(const PageAllocator&, const PageAllocator&) { return true; }
+  friend bool operator!=(const PageAllocator&, const PageAllocator&) { return false; }
+
+ private:
+  static void* PageAllocate(size_t bytes);
+  static void PageFree(void* p, size_t bytes) noexcept;
+  template <typename U>
+  friend class PageAllocator;
+};
+void* PageAllocateBytes(size_t bytes);             // for PageAllocator
+void PageFreeBytes(void* p, size_t bytes) noexcept;  // the same size
+template <typename T>
+void* PageAllocator<T>::PageAllocate(size_t bytes) {
+  return PageAllocateBytes(bytes);
+}
+template <typename T>
+void PageAllocator<T>::PageFree(void* p, size_t bytes) noexcept {
+  PageFreeBytes(p, bytes);
+}
 
 // Scratch memory that a thread keeps for its next use: a few buffers of up
 // to kKeepBytes each, so that `scan` and a library validating file after

@@ -191,7 +191,7 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
   }
   r->table_refusal = TableRefusal(report);
   if (r->table_refusal.empty()) {
-    const std::vector<ggufguard::TensorInfo>& tensors = report.header.tensors;
+    const auto& tensors = report.header.tensors;
     r->tensor_names.reserve(tensors.size());
     for (const ggufguard::TensorInfo& t : tensors) r->tensor_names.emplace_back(t.name);
     // After tensor_names stops growing: the table points into its strings.
@@ -214,7 +214,7 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
   for (const ggufguard::DeepTensorResult& t : report.deep.tensors) {
     r->deep_tensor_names.emplace_back(report.header.tensors[t.tensor].name);
   }
-  const std::vector<KeyValue>& kvs = report.header.kvs;
+  const auto& kvs = report.header.kvs;
   r->keys.reserve(kvs.size());
   for (const KeyValue& kv : kvs) r->keys.emplace_back(kv.key());
   // After `keys` stops growing: the map's views point into its strings.

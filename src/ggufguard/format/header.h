@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "ggufguard/base/page_buffer.h"
 #include "ggufguard/format/value_type.h"
 #include "ggufguard/io/byte_reader.h"
 
@@ -208,8 +209,9 @@ struct GgufHeader {
   uint32_t version = 0;
   uint64_t tensor_count = 0;
   uint64_t kv_count = 0;
-  std::vector<KeyValue> kvs;       // file order
-  std::vector<TensorInfo> tensors; // file order
+  // File order. Huge pages for a large header (base/page_buffer.h).
+  std::vector<KeyValue, PageAllocator<KeyValue>> kvs;
+  std::vector<TensorInfo, PageAllocator<TensorInfo>> tensors;
   uint64_t infos_end = 0;          // file offset just past the last tensor info
   uint64_t alignment = kDefaultAlignment;  // effective (valid general.alignment or 32)
   bool data_offset_known = false;
