@@ -142,8 +142,11 @@ class PrefixReader {
           continue;
         }
       } else if (needed <= max_header) {
-        // Grow x`growth`, by at most max_overshoot past what was asked for.
-        const uint64_t grown = std::min(SatMul(want, std::max<uint64_t>(options.growth, 2)),
+        // Grow x`growth`, or to where the parser expects the header to end
+        // when that is further, by at most max_overshoot past what was
+        // asked for.
+        const uint64_t grown = std::min(std::max(SatMul(want, std::max<uint64_t>(options.growth, 2)),
+                                                 parsed->bytes_expected),
                                         SatAdd(needed, options.max_overshoot));
         want = std::min(std::max(needed, grown), max_header);
         continue;

@@ -42,6 +42,7 @@ class Parser {
 
  private:
   GgufHeader& header() { return result_.header; }
+  const GgufHeader& header() const { return result_.header; }
   const Limits& limits() const { return options_.limits; }
 
   // Running out of bytes: a finding for a whole file, a request for more
@@ -50,6 +51,7 @@ class Parser {
     if (!options_.complete && needed_end > bytes_.size()) {
       result_.status = ParseStatus::kNeedMoreBytes;
       result_.bytes_needed = needed_end;
+      result_.bytes_expected = std::max(needed_end, ExpectedHeaderEnd());
       return false;
     }
     std::string need = needed_end == kUnreachable ? std::string("more than 2^64 bytes")
@@ -58,6 +60,29 @@ class Parser {
               absl::StrCat("truncated: ", Sv(what), " needs ", need, " but the file has ", bytes_.size()));
     result_.status = ParseStatus::kFailed;
     return false;
+  }
+
+  // Where the header probably ends, from the items parsed so far: the
+  // average KV (or tensor info) times those still to come. A guess only
+  // (a crafted header can make it far off either way): callers bound what
+  // they read by it.
+  uint64_t ExpectedHeaderEnd() const {
+    const uint64_t pos = r_.position();
+    const uint64_t kvs = header().kvs.size(), tensors = header().tensors.size();
+    // Tensor infos still to come, at a typical 64 bytes each until some
+    // are seen.
+    auto rest_of_infos = [&](uint64_t at) {
+      const uint64_t left = header().tensor_count - tensors;
+      const uint64_t each = tensors > 0 ? (at - infos_start_) / tensors + 1 : 64;
+      return SatAdd(at, SatMul(left, each));
+    };
+    uint64_t end = pos;
+    if (kvs < header().kv_count) {
+      if (kvs > 0) end = rest_of_infos(SatAdd(pos, SatMul(header().kv_count - kvs, (pos - kvs_start_) / kvs + 1)));
+    } else {
+      end = rest_of_infos(pos);
+    }
+    return std::max(end, min_end_);
   }
 
   bool Fail(RuleId id, uint64_t offset, std::string message) {
@@ -164,15 +189,22 @@ class Parser {
         !CheckedAdd(kv_min, tensor_min, &min_total)) {
       return Truncated(kv_count_at, kUnreachable, "the declared kv_count and tensor_count");
     }
-    if (!Require(min_total, kv_count_at,
-                 absl::StrCat(header().kv_count, " KVs and ", header().tensor_count, " tensor infos"))) {
-      return false;
+    kvs_start_ = r_.position();
+    min_end_ = SatAdd(kvs_start_, min_total);
+    if (r_.CanRead(min_total)) {
+      // Proven: each KV and tensor info takes at least its minimum size in
+      // bytes that are present, so these reservations are bounded by the
+      // input.
+      header().kvs.reserve(header().kv_count);
+      header().tensors.reserve(header().tensor_count);
+      return true;
     }
-    // Proven: each KV and tensor info takes at least its minimum size in
-    // bytes that are present, so these reservations are bounded by the input.
-    header().kvs.reserve(header().kv_count);
-    header().tensors.reserve(header().tensor_count);
-    return true;
+    // A prefix goes on with the KVs it holds, each proven as it is read, so
+    // that the source learns their average size (ExpectedHeaderEnd) and
+    // reads the rest at once; nothing is reserved from the counts.
+    if (!options_.complete) return true;
+    return Truncated(kv_count_at, EndOf(min_total),
+                     absl::StrCat(header().kv_count, " KVs and ", header().tensor_count, " tensor infos"));
   }
 
   bool ParseKvs() {
@@ -356,6 +388,7 @@ class Parser {
   }
 
   bool ParseTensorInfos() {
+    infos_start_ = r_.position();
     for (uint64_t i = 0; i < header().tensor_count; ++i) {
       TensorInfo t;
       uint64_t info_at = 0;
@@ -408,6 +441,9 @@ class Parser {
   FindingSink& sink_;
   ParseResult result_;
   uint32_t length_size_ = 8;
+  uint64_t kvs_start_ = 0;    // where the first KV starts
+  uint64_t infos_start_ = 0;  // where the first tensor info starts
+  uint64_t min_end_ = 0;      // the header's end if every KV and info took its minimum size
   // The policy's header limit, and never past what KeyValue can address.
   static_assert(kHardMaxHeaderBytes <= KeyValue::kMaxHeaderPosition);
   static_assert(kHardMaxHeaderBytes <= UINT32_MAX, "TensorInfo::offset is 32 bits");
