@@ -247,6 +247,10 @@ TEST(TemplateAnalysisTest, DictLiteralsAreReadByKeyAndNamespacesByTheRequestsNam
       {"{% macro f(n) %}{% set n.a = lipsum %}{% endmacro %}{% set ns = namespace(a='x') %}{{ f(ns) }}"
        "{{ ns.a[m.content] }}",
        K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{% for n in [ns] %}{% set n.a = lipsum %}{% endfor %}{{ ns.a[m.content] }}",
+       K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{% with n = ns %}{% set n.a = lipsum %}{% endwith %}{{ ns.a[m.content] }}",
+       K::kComputedName},
   });
 }
 

@@ -56,6 +56,7 @@ struct Value {
   double number = 0;              // exact && mask != kStr: the number (bools: 0/1)
   Origin origin = Origin::kData;
   std::string root;               // origin == kRoot
+  std::string ns_slot;            // root "namespace()": the variable it was made as, if one
   bool built = false;             // strs were computed, not one literal
   double size = 0;                // known length: string bytes or list items
   bool items_exact = false;       // a list/tuple/dict whose elements/keys are `items`
@@ -348,6 +349,7 @@ Value Join(const Value& a, const Value& b) {
   v.built = a.built || b.built;
   v.size = std::min(a.size, b.size);
   v.macro = a.macro == b.macro ? a.macro : kNoNode;
+  v.ns_slot = a.ns_slot == b.ns_slot ? a.ns_slot : "";
   if (a.exact && b.exact) {
     if (a.mask == kStr && b.mask == kStr) {
       v.strs = a.strs;
@@ -418,7 +420,8 @@ bool SameStrings(const std::vector<std::string>& a, const std::vector<std::strin
 
 bool SameValue(const Value& a, const Value& b) {
   if (!(a.mask == b.mask && a.exact == b.exact && SameStrings(a.strs, b.strs) && a.number == b.number &&
-        a.origin == b.origin && a.root == b.root && a.items_exact == b.items_exact && a.items == b.items &&
+        a.origin == b.origin && a.root == b.root && a.ns_slot == b.ns_slot && a.items_exact == b.items_exact &&
+        a.items == b.items &&
         SameStrings(a.maybe_items, b.maybe_items) && a.spelled == b.spelled && a.keyed == b.keyed &&
         a.fields.size() == b.fields.size() && a.rest.size() == b.rest.size())) {
     return false;
@@ -992,8 +995,7 @@ class Analyser {
   }
 
   // Is `slot` a parameter of the macro being analysed? It holds the
-  // caller's value, which a mutation or an attribute set through it changes
-  // for the caller too.
+  // caller's value, which a mutation through it changes for the caller too.
   bool IsMacroParameter(std::string_view slot) const {
     if (current_macro_ == kNoNode) return false;
     const Stmt& m = p_.stmt(current_macro_);
@@ -1138,8 +1140,10 @@ class Analyser {
         Emit(Kind::kGlobalsHelper, t.begin, absl::StrCat(ExprText(target), ": sets an attribute of ", EscapeForDisplay(nsv->root, 40)));
       }
       NoteNamespaceValue(v);
-      // Set through a macro's parameter, it may be any namespace's.
-      if (IsMacroParameter(ns.name)) {
+      // Set through any name but the one it was made as (a macro's
+      // parameter, a loop's target, {% with %}), it may be any namespace's.
+      const bool maker = nsv && nsv->origin == Origin::kRoot && nsv->root == "namespace()" && nsv->ns_slot == ns.name;
+      if (!maker) {
         auto [it, fresh] = untracked_namespace_attributes_.try_emplace(std::string(t.name), v);
         if (!fresh) it->second = Join(it->second, v);
       }
@@ -1165,6 +1169,7 @@ class Analyser {
           const Arg& a = p_.args[call.args_begin + i];
           if (!a.name.empty()) Assign(NsKey(t.name, a.name), Eval(a.value), true);
         }
+        v.ns_slot = t.name;
       }
     }
     BindTarget(target, v);
@@ -1647,8 +1652,8 @@ class Analyser {
 
   // An attribute of a namespace: what `{% set ns.attr = ... %}` or
   // namespace(attr=...) gave it when the namespace is reached by the name it
-  // was set through (and what it was set to through a macro's parameter,
-  // which may be this namespace); otherwise
+  // was set through (and what it was set to through another name, which
+  // may be this namespace); otherwise
   // (another name, a macro's parameter, a list, a key from the request)
   // whatever any namespace attribute was set to.
   Value NamespaceAttribute(NodeId obj_expr, std::string_view attr) {
@@ -2586,8 +2591,8 @@ class Analyser {
   // once there is one): every loop's element may be it.
   bool untracked_mutations_ = false;
   Value untracked_mutation_;
-  // What namespace attributes were set to through a macro's parameter, by
-  // attribute name.
+  // What namespace attributes were set to through a name other than the one
+  // the namespace was made as, by attribute name.
   absl::flat_hash_map<std::string, Value> untracked_namespace_attributes_;
   absl::flat_hash_map<NodeId, std::vector<Value>> call_params_;
   absl::flat_hash_map<NodeId, std::vector<Value>> pending_params_;
