@@ -224,6 +224,7 @@ TEST(TemplateAnalysisTest, DictLiteralsAreReadByKeyAndNamespacesByTheRequestsNam
       {"{{ foo[{'a': 'b'}.get(m.role, '__class__')] }}", K::kDunderAccess},
       {"{% for k, v in {'a': '__class__'}|items %}{{ foo[v] }}{% endfor %}", K::kDunderAccess},
       {"{{ foo[dict(a='__class__').a] }}", K::kDunderAccess},
+      {"{{ foo[{m.role: '__class__'}[m.role]] }}", K::kDunderAccess},
       // A dict's bound method is no key; its repr is the template's.
       {"{% set r = {'a': 1}.items|string %}{{ foo[r[1:3] ~ r[1:3]] }}", K::kComputedName},
       // What a namespace holds comes with a read by the request's name, or

@@ -1574,8 +1574,9 @@ class Analyser {
       if (dict && i % 2 == 1) {
         if (v.keyed && key_known) {
           AddField(&v, std::move(key), x);
-        } else {
+        } else {  // under a key that is no literal string, any key may read it: `{m.role: '__class__'}`
           v = Unkeyed(std::move(v));
+          if (!LiteralStrings(x, &v.maybe_items)) MergeOrigin(&v, Computed());
           AddElement(&v, x);
         }
         continue;
