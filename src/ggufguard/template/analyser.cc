@@ -64,7 +64,9 @@ struct Value {
   std::vector<std::string> items;
   // Not items_exact, but some elements are known: strings that one of the
   // values joined into this one holds (`{% if x %}{% set l = ['a'] %}{% endif
-  // %}`, `['__class__'] if x else y`). Iterating gives them among the rest.
+  // %}`, `['__class__'] if x else y`), or that a nested container or a dict
+  // value under a computed key holds. Iterating or reading gives them among
+  // the rest.
   std::vector<std::string> maybe_items;
   // Inexact, but may be, or hold, a literal beyond those in strs and
   // maybe_items (a number: '%c' % (x or 95) is '_'). See Spelled().
@@ -73,10 +75,11 @@ struct Value {
   // gives that key's value, not the worst of the dict's: `{'role': 'tool',
   // 'content': render(m)}.role` is a literal, not a macro's output. Kept
   // through joins (a key one side lacks reads as that side reads it); a key
-  // not among them reads as `rest` (nothing, for dict literals alone).
+  // not among them reads as `rest` reads it (nothing, for dict literals
+  // alone).
   bool keyed = false;
   std::vector<Field> fields;  // keyed: at most kMaxFields, none keyed itself
-  std::vector<Value> rest;    // keyed: none, or what another key gives
+  std::vector<Value> rest;    // keyed: none, or the join of the values no dict literal
   NodeId macro = kNoNode;         // a reference to this {% macro %}
   bool reached = false;           // reached into a root already (reported once per chain)
 };
