@@ -13,6 +13,7 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14         # libFuzzer and sanitizers
   zip                                         # OSS-Fuzz seed corpora
   pybind11-dev python3-dev python3-pytest     # the Python module and its tests (Debian's /usr/bin/python3)
+  python3-jinja2                              # tests/jinja2_oracle.py: Jinja2's sandbox as an oracle for chat templates
 )
 
 # The measuring tools of bench/measure.sh, only when asked for.

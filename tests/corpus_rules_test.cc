@@ -9,7 +9,9 @@
 //   - every rule in the catalog has a reproducer, except those listed in
 //     kNoReproducer with the reason (docs/fuzzing.md);
 //   - every corpus/policies/*.json (policy_fuzzer's seeds) is a valid policy;
-//   - every corpus/regressions file validates without crashing.
+//   - every corpus/regressions file validates without crashing; the public
+//     reports' reproducers are rejected with their rule, the chat templates
+//     once rejected are accepted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -224,6 +226,52 @@ TEST(CommittedCorpusTest, EveryReportAndMissIsRejectedWithItsRule) {
     const std::string name = p.filename().string();
     for (const std::string& prefix : kPrefixes) {
       if (name.rfind(prefix, 0) == 0) EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
+    }
+  }
+}
+
+// corpus/regressions/README.md lists each chat template ggufguard once
+// rejected as "- `template-NAME.gguf` (where): what. `benign/FILE.jinja`.
+// Accepted.": every such file holds that template of
+// tests/data/chat_templates and is accepted under the default and the strict
+// policy with no chat-template finding above a note, and every
+// template-*.gguf file has a line.
+TEST(CommittedCorpusTest, EveryTemplateOnceRejectedIsAccepted) {
+  std::ifstream in(CorpusDir() / "regressions" / "README.md");
+  ASSERT_TRUE(in);
+  const std::string readme{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::map<std::string, std::string> listed;  // file -> benign template
+  for (size_t at = readme.find("- `template-"); at != std::string::npos; at = readme.find("- `template-", at + 1)) {
+    const size_t name_end = readme.find('`', at + 3);
+    const size_t item_end = std::min(readme.find("\n- ", at + 1), readme.find("\n\n", at + 1));
+    const std::string item = readme.substr(at, item_end - at);
+    const size_t benign = item.find("`benign/");
+    ASSERT_NE(benign, std::string::npos) << item;
+    listed[readme.substr(at + 3, name_end - at - 3)] = item.substr(benign + 1, item.find('`', benign + 1) - benign - 1);
+    EXPECT_NE(item.find("Accepted."), std::string::npos) << item;
+  }
+  EXPECT_GE(listed.size(), 2u);
+  for (const auto& [file, benign] : listed) {
+    const std::vector<uint8_t> bytes = ReadAll(CorpusDir() / "regressions" / file);
+    const std::vector<uint8_t> tmpl =
+        ReadAll(fs::path(GGUFGUARD_SOURCE_DIR) / "tests" / "data" / "chat_templates" / benign);
+    ASSERT_FALSE(bytes.empty()) << file;
+    ASSERT_FALSE(tmpl.empty()) << benign;
+    EXPECT_NE(std::search(bytes.begin(), bytes.end(), tmpl.begin(), tmpl.end()), bytes.end())
+        << file << " does not hold " << benign;
+    for (const Policy& policy : {DefaultPolicy(), StrictPolicy()}) {
+      const Report r = ValidateBytes(bytes, policy);
+      EXPECT_TRUE(r.valid()) << file << " under " << policy.name << ":" << Describe(r);
+      for (const Finding& f : r.findings) {
+        EXPECT_FALSE(RuleCode(f.rule).rfind("GG80", 0) == 0 && f.severity != Severity::kInfo)
+            << file << " under " << policy.name << ":" << Describe(r);
+      }
+    }
+  }
+  for (const fs::path& p : GgufFiles(CorpusDir() / "regressions")) {
+    const std::string name = p.filename().string();
+    if (name.rfind("template-", 0) == 0) {
+      EXPECT_TRUE(listed.count(name)) << name << " has no line in the README";
     }
   }
 }

@@ -121,7 +121,8 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
   ExpectFinds({
       {"{% if x is not defined %}{% set x = ['__class__'] %}{% endif %}{% for k in x %}{{ foo[k] }}{% endfor %}",
        K::kDunderAccess},
-      {"{% set e = [] %}{% for k in e + ['__class__'] %}{{ foo[k] }}{% endfor %}", K::kComputedName},
+      // List concatenation keeps the members of both sides: the name is '__class__'.
+      {"{% set e = [] %}{% for k in e + ['__class__'] %}{{ foo[k] }}{% endfor %}", K::kDunderAccess},
       {"{% for k in [] %}{{ foo[k ~ 'x'] }}{% endfor %}", K::kComputedName},
       {"{% set l = ['__class__'] %}{% if x %}{% set l = ['a'] %}{% endif %}{% for k in l %}{{ foo[k] }}{% endfor %}",
        K::kDunderAccess},
@@ -149,6 +150,109 @@ TEST(TemplateAnalysisTest, AnEmptyDefaultListMakesNoComputedNames) {
       "{% for m in messages %}{% set _ = m.tool_calls.append('x') %}{% endfor %}"
       "{% for k in tool %}{{ tool[k] }}{% endfor %}";
   EXPECT_FALSE(HasError(ScanChatTemplate(appends))) << Dump(ScanChatTemplate(appends));
+}
+
+// vLLM's MiniCPM3 tool template: a macro given `x if x else 'Any'` reads
+// spec.type of it. A literal joined with the request's value is either, not
+// template-made; computing on it is.
+TEST(TemplateAnalysisTest, ALiteralJoinedWithTheRequestsValueIsNotTemplateMade) {
+  for (const char* accepted : {
+           "{% macro t(name, spec) %}{% set m = {'string': 'str', 'number': 'float'} %}"
+           "{% if m[spec.type] is defined %}{{ m[spec.type] }}"
+           "{% elif spec.type == 'object' %}{{ t(name, spec.extra if spec.extra else 'Any') }}"
+           "{% elif spec.type == 'array' %}{{ t(name, spec['items']) }}"
+           "{% else %}{% for u in spec.type %}{{ t(name, {'type': u}) }}{% endfor %}{% endif %}"
+           "{% endmacro %}{{ t('p', tools[0]) }}",
+           // The same name set in a loop, from the request or among literals.
+           "{% set ns = namespace(k='') %}{% for m in messages %}{% set ns.k = m.role %}{% endfor %}"
+           "{{ messages[0][ns.k] }}",
+           "{% set ns = namespace(k='content') %}{% for m in messages %}{% if m.content is not string %}"
+           "{% set ns.k = 'text' %}{% endif %}{% endfor %}{{ messages[0][ns.k] }}",
+       }) {
+    EXPECT_FALSE(HasError(ScanChatTemplate(accepted))) << accepted << "\n" << Dump(ScanChatTemplate(accepted));
+  }
+  ExpectFinds({
+      {"{% set a = x or '__cl' %}{% set b = y or 'ass__' %}{{ foo[a ~ b] }}", K::kComputedName},
+      {"{{ foo[(x or 'xx__class__')[2:]] }}", K::kComputedName},
+      {"{{ foo[(x or '__CLASS__')|lower] }}", K::kComputedName},
+      {"{% set u = '%c'|format(x or 95) %}{{ foo[u ~ u ~ m.role ~ u ~ u] }}", K::kComputedName},
+      {"{{ foo[x or '__class__'] }}", K::kDunderAccess},
+      {"{% macro f(k='__class__') %}{{ foo[k] }}{% endmacro %}{{ f(x) }}", K::kDunderAccess},
+      // A literal container given to a macro reaches its body (before, only
+      // a literal string did).
+      {"{% macro f(d) %}{{ foo[d.k] }}{% endmacro %}{{ f({'k': '__class__'}) }}", K::kDunderAccess},
+      {"{% macro f(l) %}{% for k in l %}{{ foo[k] }}{% endfor %}{% endmacro %}{{ f(['__class__']) }}",
+       K::kDunderAccess},
+      {"{% set l = x if x else ['__class__'] %}{{ foo[l[0]] }}", K::kDunderAccess},
+      {"{% for k in [x or '__class__'] %}{{ foo[k] }}{% endfor %}", K::kDunderAccess},
+      {"{% for l in [[x or '__class__']] %}{% for k in l %}{{ foo[k] }}{% endfor %}{% endfor %}",
+       K::kDunderAccess},
+      // A name that grows in a loop past what the passes over it see is
+      // template-made.
+      {"{% set ns = namespace(a='class__', b='') %}{% for m in messages %}{% set ns.b = ns.a %}"
+       "{% set ns.a = '_' ~ ns.a %}{% endfor %}{{ foo[ns.b] }}",
+       K::kComputedName},
+  });
+}
+
+// GigaChat 3.5 (llama.cpp's models/templates): render_role_message(message)
+// is given the request's messages and dict literals whose content is a
+// macro's output, reads message.embed_files, and looks each file's type up
+// in a namespace of special tokens: add_tokens[f.type].
+TEST(TemplateAnalysisTest, DictLiteralsAreReadByKeyAndNamespacesByTheRequestsNames) {
+  for (const char* accepted : {
+           "{% macro r(message, role=none) %}{% if not role %}{% set role = message['role'] %}{% endif %}"
+           "{% for f in message.get('embed_files', []) %}{{ tokens.start ~ tokens[f.type] }}{% endfor %}"
+           "{{ role ~ message['content'] }}{% endmacro %}{% macro body() %}x{% endmacro %}"
+           "{% set tokens = namespace(start='<|file|>', image='[img]', audio='[audio]') %}"
+           "{{ r({'role': 'tool', 'content': body()}) }}{% for m in messages %}{{ r(m, role='user') }}{% endfor %}",
+           "{% macro g() %}x{% endmacro %}{% set d = {'role': 'a', 'content': g()} %}{{ messages[0][d.role] }}",
+           "{% set ns = namespace(a='x') %}{{ ns['a'] }}{{ ns[messages[0].role] }}",
+           // A JSON pointer walked through a schema that a macro is also given
+           // as dict literals: the value is set anew in every pass.
+           "{% macro ts(schema, root=none) %}{% set r = schema if root is none else root %}"
+           "{% if schema['$ref'] is string %}{% set p = namespace(n=r) %}"
+           "{% for seg in schema['$ref'][2:].split('/') %}{% set p.n = p.n[seg] %}{% endfor %}{{ ts(p.n, r) }}"
+           "{% else %}{% for t in schema.type %}{{ ts({'type': t, 'enum': schema.enum}, r) }}{% endfor %}"
+           "{{ ts({'type': 'string'}, r) }}{% endif %}{% endmacro %}{{ ts(tools[0].parameters) }}",
+       }) {
+    EXPECT_FALSE(HasError(ScanChatTemplate(accepted))) << accepted << "\n" << Dump(ScanChatTemplate(accepted));
+  }
+  ExpectFinds({
+      {"{% set d = x if x else {'type': '__class__'} %}{{ foo[d.type] }}", K::kDunderAccess},
+      {"{{ foo[{'a': 'b', 'c': '__class__'}[m.role]] }}", K::kDunderAccess},
+      {"{{ foo[{'a': 'b'}.get(m.role, '__class__')] }}", K::kDunderAccess},
+      {"{% for k, v in {'a': '__class__'}|items %}{{ foo[v] }}{% endfor %}", K::kDunderAccess},
+      {"{{ foo[dict(a='__class__').a] }}", K::kDunderAccess},
+      {"{{ foo[{m.role: '__class__'}[m.role]] }}", K::kDunderAccess},
+      // A dict's bound method is no key; its repr is the template's.
+      {"{% set r = {'a': 1}.items|string %}{{ foo[r[1:3] ~ r[1:3]] }}", K::kComputedName},
+      // What a namespace holds comes with a read by the request's name, or
+      // through any name but the one that set it.
+      {"{% set ns = namespace(h=lipsum) %}{{ ns[m.role][m.content] }}", K::kComputedName},
+      {"{% set ns = namespace(a=lipsum) %}{% macro f(n) %}{{ n.a[m.content] }}{% endmacro %}{{ f(ns) }}",
+       K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{% set b = ns %}{% set b.a = lipsum %}{{ ns.a[m.content] }}",
+       K::kComputedName},
+      {"{% for n in [namespace(a=lipsum)] %}{{ n.a[m.content] }}{% endfor %}", K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{{ ns['_Namespace__attrs'] }}", K::kDunderAccess},
+      {"{% set ns = namespace(a='x') %}{{ ns[m.role ~ '_x'] }}", K::kComputedName},
+      // A literal dict changed where the analysis cannot follow it: through a
+      // macro's parameter (the caller's dict), through a key of another.
+      {"{% macro m(x) %}{% set _ = x.update({'a': '__class__'}) %}{% endmacro %}{% set d = {'a': 'x'} %}"
+       "{{ m(d) }}{{ foo[d.a] }}",
+       K::kDunderAccess},
+      {"{% set d = {'x': {'a': 'x'}} %}{% set _ = d.x.update({'a': '__class__'}) %}{{ foo[d.x.a] }}",
+       K::kDunderAccess},
+      {"{% set _ = messages.append(lipsum) %}{{ messages[0][m.content] }}", K::kComputedName},
+      {"{% macro f(n) %}{% set n.a = lipsum %}{% endmacro %}{% set ns = namespace(a='x') %}{{ f(ns) }}"
+       "{{ ns.a[m.content] }}",
+       K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{% for n in [ns] %}{% set n.a = lipsum %}{% endfor %}{{ ns.a[m.content] }}",
+       K::kComputedName},
+      {"{% set ns = namespace(a='x') %}{% with n = ns %}{% set n.a = lipsum %}{% endwith %}{{ ns.a[m.content] }}",
+       K::kComputedName},
+  });
 }
 
 TEST(TemplateAnalysisTest, RootsBeyondTheHelperNames) {

@@ -35,8 +35,9 @@ foreach(sub valid rules policies)
   compare(${sub} *.gguf *.json *.seed)
 endforeach()
 # corpus/regressions holds hand-kept files too: only what make_corpus writes
-# there (the loader oracle's oracle-*.gguf) is compared.
-compare(regressions oracle-*.gguf)
+# there (the loader oracle's oracle-*.gguf, the chat templates' template-*.gguf)
+# is compared.
+compare(regressions oracle-*.gguf template-*.gguf)
 if(stale)
   list(JOIN stale "\n  " lines)
   message(FATAL_ERROR "corpus/ is out of date:\n  ${lines}\nregenerate it: "

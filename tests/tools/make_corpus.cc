@@ -17,6 +17,9 @@
 //   corpus/regressions/oracle-*.gguf
 //                                what aborted llama.cpp's loader while
 //                                ggufguard accepted it (fuzz/oracle)
+//   corpus/regressions/template-*.gguf
+//                                chat templates ggufguard once rejected
+//                                (tests/data/chat_templates/benign)
 //
 // Files in valid/, rules/ and policies/ that this program did not write are removed, so
 // the directories always match the catalog. The output is deterministic: the
@@ -32,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -857,6 +861,33 @@ std::vector<OracleRegression> Misses() {
   return out;
 }
 
+// Idioms of real chat templates that ggufguard once rejected, each as a
+// template of the project's own (tests/data/chat_templates/benign) in the
+// minimal llama model: each must be accepted under both built-in policies
+// (corpus/regressions/README.md names them, tests/corpus_rules_test.cc
+// checks them).
+struct TemplateRegression {
+  std::string name;
+  std::string benign_template;
+};
+
+std::vector<TemplateRegression> TemplateFalsePositives() {
+  return {
+      // vLLM's MiniCPM3 tool template: `spec.x if spec.x else 'Any'` given to
+      // a type macro that reads scalar_types[spec.type].
+      {"template-literal-fallback-type-map.gguf", "schema_type_fallback.jinja"},
+      // llama.cpp's GigaChat 3.5: a namespace of special tokens read by the
+      // request's kind, in a macro also given dict literals.
+      {"template-namespace-read-by-request-key.gguf", "token_namespace_attachments.jinja"},
+  };
+}
+
+std::vector<uint8_t> ReadSourceFile(const fs::path& relative) {
+  std::ifstream in(fs::path(GGUFGUARD_SOURCE_DIR) / relative, std::ios::binary);
+  if (!in) Fail("cannot read " + relative.string());
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 constexpr char kRegressionsReadme[] = R"(# corpus/regressions
 
 Inputs that once crashed a fuzzer, broke an invariant or made ggufguard
@@ -966,6 +997,18 @@ int main(int argc, char** argv) {
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();
+    ++files;
+  }
+  for (const TemplateRegression& reg : TemplateFalsePositives()) {
+    const std::vector<uint8_t> tmpl =
+        ReadSourceFile(fs::path("tests") / "data" / "chat_templates" / "benign" / reg.benign_template);
+    const std::vector<uint8_t> bytes =
+        MinimalLlama({{"tokenizer.chat_template", GgufValue::Str(std::string(tmpl.begin(), tmpl.end()))}}).Build().bytes;
+    for (const Policy& policy : {default_policy, ggufguard::StrictPolicy()}) {
+      if (!ggufguard::ValidateBytes(bytes, policy).valid()) Fail("regressions/" + reg.name + " is not accepted");
+    }
+    WriteFile(regressions_dir / reg.name, bytes);
+    total += bytes.size();
     ++files;
   }
   const std::vector<PolicyFile> policies = PolicyFiles();

@@ -9,6 +9,9 @@
 //              repr, a list mutated in a loop, a macro's output);
 //   kRoot      may be a Python object beyond chat data (lipsum, cycler,
 //              raise_exception, loop, a macro, self...), named by `root`.
+// An unknown value may still be, or hold, something the template spelled (a
+// literal joined with the request's, a literal container): its literal
+// strings are kept for the name checks, and computing on it is template-made.
 // A name used for an attribute or subscript is flagged when one of its exact
 // strings is a dunder or private name, when it is unknown and not chat data,
 // or when it is unknown and the object is a root.
@@ -38,9 +41,13 @@ constexpr size_t kMaxStringBytes = 1024;  // longest exact string kept
 constexpr size_t kMaxListed = 32;         // roots and folded names reported
 constexpr size_t kMaxExprChars = 80;      // expression text in a finding
 constexpr int kMacroRounds = 3;           // re-analyses with call-site arguments
+constexpr size_t kMaxFields = 16;         // keys of a dict literal followed one by one
+constexpr int kLoopPasses = 3;            // passes over a loop body before what still changes widens
 
 enum Mask : uint8_t { kStr = 1, kNum = 2, kOther = 4, kAny = 7 };
 enum class Origin : uint8_t { kData = 0, kComputed = 1, kRoot = 2 };
+
+struct Field;
 
 struct Value {
   uint8_t mask = kAny;
@@ -49,6 +56,7 @@ struct Value {
   double number = 0;              // exact && mask != kStr: the number (bools: 0/1)
   Origin origin = Origin::kData;
   std::string root;               // origin == kRoot
+  std::string ns_slot;            // root "namespace()": the variable it was made as, if one
   bool built = false;             // strs were computed, not one literal
   double size = 0;                // known length: string bytes or list items
   bool items_exact = false;       // a list/tuple/dict whose elements/keys are `items`
@@ -56,10 +64,29 @@ struct Value {
   std::vector<std::string> items;
   // Not items_exact, but some elements are known: strings that one of the
   // values joined into this one holds (`{% if x %}{% set l = ['a'] %}{% endif
-  // %}`, `['__class__'] if x else y`). Iterating gives them among the rest.
+  // %}`, `['__class__'] if x else y`), or that a nested container or a dict
+  // value under a computed key holds. Iterating or reading gives them among
+  // the rest.
   std::vector<std::string> maybe_items;
+  // Inexact, but may be, or hold, a literal beyond those in strs and
+  // maybe_items (a number: '%c' % (x or 95) is '_'). See Spelled().
+  bool spelled = false;
+  // A dict literal's values by key, so that reading one key by its name
+  // gives that key's value, not the worst of the dict's: `{'role': 'tool',
+  // 'content': render(m)}.role` is a literal, not a macro's output. Kept
+  // through joins (a key one side lacks reads as that side reads it); a key
+  // not among them reads as `rest` reads it (nothing, for dict literals
+  // alone).
+  bool keyed = false;
+  std::vector<Field> fields;  // keyed: at most kMaxFields, none keyed itself
+  std::vector<Value> rest;    // keyed: none, or the join of the values no dict literal
   NodeId macro = kNoNode;         // a reference to this {% macro %}
   bool reached = false;           // reached into a root already (reported once per chain)
+};
+
+struct Field {
+  std::string key;
+  Value value;
 };
 
 Value Data(uint8_t mask = kAny) {
@@ -122,10 +149,27 @@ void MergeOrigin(Value* into, const Value& from) {
   }
 }
 
+// May `v` be, or hold, a string or number the template spelled? Exact
+// values, values joined with a literal (`x if x else 'Any'`), containers
+// holding literals. (None and booleans print as letters no name is made of.)
+bool Spelled(const Value& v) {
+  return (v.exact && v.mask != kOther) || v.spelled || !v.strs.empty() || !v.items.empty() ||
+         !v.maybe_items.empty() || !v.fields.empty();
+}
+
 // Unknown result of an operation on `a` (and `b`): template literals make
 // template-made (computed) values, chat data stays data, roots stay roots.
+// A value that may be a literal counts as one: slicing, formatting or
+// joining it may build a name from the literal's pieces.
 Value Derived(const Value& a, uint8_t mask = kAny) {
-  Value v = a.exact || a.items_exact ? Computed(mask) : Data(mask);
+  // A number made from literals (a counter: `state.i + 1`) names nothing;
+  // only formatting it (%c) can make a name, so it stays spelled for that.
+  if (mask == kNum && a.origin == Origin::kData) {
+    Value v = Data(kNum);
+    v.spelled = Spelled(a) || a.items_exact;
+    return v;
+  }
+  Value v = Spelled(a) || a.items_exact ? Computed(mask) : Data(mask);
   if (a.origin != Origin::kData) MergeOrigin(&v, a);
   return v;
 }
@@ -153,6 +197,152 @@ bool AddStrings(std::vector<std::string>* into, const std::vector<std::string>& 
   return true;
 }
 
+// `e`, which may also be any of `strs` (a list's possible items): the
+// strings are kept for the name checks, e's origin stands.
+Value WithPossibleStrs(Value e, const std::vector<std::string>& strs) {
+  if (strs.empty()) return e;
+  e.exact = false;
+  e.mask |= kStr;
+  if (!AddStrings(&e.strs, strs, kMaxStrings)) MergeOrigin(&e, Computed());  // too many to follow
+  return e;
+}
+
+template <size_t N>
+bool In(const std::string_view (&list)[N], std::string_view s) {
+  return std::find(std::begin(list), std::end(list), s) != std::end(list);
+}
+
+// The names a str, number, list or dict has as attributes (methods, a
+// number's real and imag...): a literal read by any other name gives
+// nothing (Jinja2's Undefined).
+constexpr std::string_view kLiteralMembers[] = {
+    "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format",
+    "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier", "islower",
+    "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower", "lstrip", "maketrans",
+    "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit",
+    "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "translate", "upper", "zfill",
+    "append", "clear", "copy", "extend", "insert", "pop", "remove", "reverse", "sort", "fromkeys", "get",
+    "items", "keys", "popitem", "setdefault", "update", "values", "real", "imag", "numerator", "denominator",
+    "conjugate", "bit_length", "bit_count", "to_bytes", "from_bytes", "as_integer_ratio", "is_integer", "hex",
+    "fromhex"};
+
+Value Join(const Value& a, const Value& b);
+
+bool LiteralStrings(const Value& v, std::vector<std::string>* out);
+
+// The literal strings `v` holds as members (its elements, a dict literal's
+// keys and values, what its nested containers held), unlike strs, which it
+// may be. False when they do not fit in `out`.
+bool HeldStrings(const Value& v, std::vector<std::string>* out) {
+  bool fit = v.items_numbers || AddStrings(out, v.items, 4 * kMaxStrings);
+  fit = AddStrings(out, v.maybe_items, 4 * kMaxStrings) && fit;
+  for (const Field& f : v.fields) {
+    fit = AddStrings(out, {f.key}, 4 * kMaxStrings) && fit;
+    fit = LiteralStrings(f.value, out) && fit;
+  }
+  for (const Value& r : v.rest) fit = HeldStrings(r, out) && fit;
+  return fit;
+}
+
+// Every literal string `v` may be or holds.
+bool LiteralStrings(const Value& v, std::vector<std::string>* out) {
+  const bool fit = !(v.mask & kStr) || AddStrings(out, v.strs, 4 * kMaxStrings);
+  return HeldStrings(v, out) && fit;
+}
+
+// `v` without its fields: the dict's values join what it holds (maybe_items
+// and origin), the values it was joined with join it; as for a dict literal
+// of more than kMaxFields keys.
+Value Unkeyed(Value v) {
+  if (!v.keyed) return v;
+  std::vector<std::string> held;
+  bool fit = HeldStrings(v, &held);
+  for (const Field& f : v.fields) {
+    v.spelled = v.spelled || Spelled(f.value);
+    MergeOrigin(&v, f.value);
+  }
+  std::vector<Value> rest = std::move(v.rest);
+  v.keyed = false;
+  v.fields.clear();
+  v.rest.clear();
+  v.maybe_items.clear();
+  if (!AddStrings(&v.maybe_items, held, 4 * kMaxStrings) || !fit) MergeOrigin(&v, Computed());
+  return rest.empty() ? v : Join(v, rest[0]);
+}
+
+// What reading member `name` of `obj` (an attribute, a key, an element; any
+// member when `name` is empty) gives when nothing more precise is known:
+// obj's origin, and any literal string obj holds (`(x or ['__class__'])[i]`
+// may be '__class__'), which the member may hold too (nested containers are
+// not told apart). A literal's own member (a str method, whose repr is the
+// template's; an int's numerator) is spelled: computing on it is
+// template-made.
+Value ReadOf(const Value& obj, std::string_view name = {}) {
+  Value v = Data();
+  MergeOrigin(&v, obj);
+  if (obj.keyed) {  // any of its values, or what the values it was joined with give
+    for (const Field& f : obj.fields) v = Join(v, f.value);
+    for (const Value& r : obj.rest) v = Join(v, ReadOf(r, name));
+    return v;
+  }
+  std::vector<std::string> held;
+  const bool fit = HeldStrings(obj, &held);
+  const bool own = ((obj.exact && obj.mask != kOther) || obj.spelled || !obj.strs.empty()) &&
+                   (name.empty() || In(kLiteralMembers, name));
+  if (!fit) MergeOrigin(&v, Computed());
+  if (held.empty() && !own) return v;
+  v = WithPossibleStrs(std::move(v), held);
+  v.maybe_items = std::move(held);
+  v.spelled = true;
+  return v;
+}
+
+// A container of `obj`'s members, rearranged (|items, |sort, |selectattr,
+// .values(), list concatenation): reading it gives what reading obj gives.
+Value Members(const Value& obj) {
+  Value c = Data(kOther);
+  MergeOrigin(&c, obj);
+  if (!Spelled(obj)) return c;
+  if (!HeldStrings(obj, &c.maybe_items)) MergeOrigin(&c, Computed());
+  c.spelled = true;
+  return c;
+}
+
+// Key `k` of `x`, as dict.get(k) reads it: a dict literal's value, or (a key
+// it lacks, or x not a dict literal) what the other values give.
+Value FieldOf(const Value& x, std::string_view k) {
+  if (!x.keyed) return ReadOf(x, k);
+  for (const Field& f : x.fields) {
+    if (f.key == k) return f.value;
+  }
+  return x.rest.empty() ? Data() : ReadOf(x.rest[0], k);
+}
+
+// The fields of a join of `a` and `b`, at least one keyed: each key reads
+// as either side reads it; `rest` joins the values that are no dict
+// literal.
+void JoinFields(const Value& a, const Value& b, Value* v) {
+  std::vector<std::string> keys;
+  for (const Value* x : {&a, &b}) {
+    for (const Field& f : x->fields) {
+      if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
+    }
+  }
+  if (keys.size() > kMaxFields) {
+    *v = Join(Unkeyed(a), Unkeyed(b));
+    return;
+  }
+  v->keyed = true;
+  for (const std::string& k : keys) v->fields.push_back({k, Join(FieldOf(a, k), FieldOf(b, k))});
+  std::vector<const Value*> others;
+  for (const Value* x : {&a, &b}) {
+    if (!x->keyed) others.push_back(x);
+    for (const Value& r : x->rest) others.push_back(&r);
+  }
+  if (others.size() == 1) v->rest.push_back(*others[0]);
+  if (others.size() == 2) v->rest.push_back(Join(*others[0], *others[1]));
+}
+
 Value Join(const Value& a, const Value& b) {
   Value v;
   v.mask = a.mask | b.mask;
@@ -162,6 +352,7 @@ Value Join(const Value& a, const Value& b) {
   v.built = a.built || b.built;
   v.size = std::min(a.size, b.size);
   v.macro = a.macro == b.macro ? a.macro : kNoNode;
+  v.ns_slot = a.ns_slot == b.ns_slot ? a.ns_slot : "";
   if (a.exact && b.exact) {
     if (a.mask == kStr && b.mask == kStr) {
       v.strs = a.strs;
@@ -177,7 +368,11 @@ Value Join(const Value& a, const Value& b) {
       v.exact = true;
       v.number = a.number;
     } else if (a.mask != kStr && b.mask != kStr) {
-      MergeOrigin(&v, Computed());  // two template-made numbers: unknown
+      // Two literal numbers (or booleans): either, not followed further, so
+      // computing on it is template-made (before, it was template-made
+      // itself, and a counter joined with the request's value read as a
+      // computed name: Kimi K3's image_prompts[state.image_index]).
+      v.spelled = a.mask == kNum || b.mask == kNum;
     } else {
       // A string and something else: keep the strings, mark the rest.
       for (const Value* x : {&a, &b}) {
@@ -186,14 +381,13 @@ Value Join(const Value& a, const Value& b) {
       MergeOrigin(&v, Computed());
     }
   } else {
-    // Keep what is known of either side for the name checks.
+    // A literal joined with the request's value is the request's or the
+    // literal, neither template-made: `x if x else 'Any'` keeps 'Any' for
+    // the name checks and stays data (before, it was template-made, and a
+    // macro given it as a parameter read json_spec.type as a computed name).
+    // Computing on it is template-made (Spelled). Past the bound, it is.
     for (const Value* x : {&a, &b}) {
-      if (x->exact && x->mask == kStr) {
-        for (const std::string& s : x->strs) {
-          if (v.strs.size() < kMaxStrings) v.strs.push_back(s);
-        }
-        MergeOrigin(&v, Computed());
-      }
+      if ((x->mask & kStr) && !AddStrings(&v.strs, x->strs, kMaxStrings)) MergeOrigin(&v, Computed());
     }
   }
   if (a.items_exact && b.items_exact && a.items == b.items) {
@@ -206,24 +400,46 @@ Value Join(const Value& a, const Value& b) {
     // they were dropped and the elements counted as chat data), up to a bound
     // past which the value is template-made anyway.
     for (const Value* x : {&a, &b}) {
-      if (!x->items_numbers && !AddStrings(&v.maybe_items, x->items_exact ? x->items : x->maybe_items, 4 * kMaxStrings)) {
-        MergeOrigin(&v, Computed());
-      }
+      if (!x->items_numbers && !AddStrings(&v.maybe_items, x->items, 4 * kMaxStrings)) MergeOrigin(&v, Computed());
     }
   }
+  for (const Value* x : {&a, &b}) {
+    if (!AddStrings(&v.maybe_items, x->maybe_items, 4 * kMaxStrings)) MergeOrigin(&v, Computed());
+  }
+  // What strs, items and fields do not say: a number may be the literal.
+  for (const Value* x : {&a, &b}) v.spelled = v.spelled || x->spelled || (x->exact && x->mask == kNum && !v.exact);
+  if (a.keyed || b.keyed) JoinFields(a, b, &v);
   return v;
 }
 
+// The same strings, in any order: a join lists them as it meets them.
+bool SameStrings(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.size() != b.size()) return false;
+  for (const std::string& s : a) {
+    if (std::find(b.begin(), b.end(), s) == b.end()) return false;
+  }
+  return true;
+}
+
 bool SameValue(const Value& a, const Value& b) {
-  return a.mask == b.mask && a.exact == b.exact && a.strs == b.strs && a.number == b.number &&
-         a.origin == b.origin && a.root == b.root && a.items_exact == b.items_exact && a.items == b.items &&
-         a.maybe_items == b.maybe_items;
+  if (!(a.mask == b.mask && a.exact == b.exact && SameStrings(a.strs, b.strs) && a.number == b.number &&
+        a.origin == b.origin && a.root == b.root && a.ns_slot == b.ns_slot && a.items_exact == b.items_exact &&
+        a.items == b.items &&
+        SameStrings(a.maybe_items, b.maybe_items) && a.spelled == b.spelled && a.keyed == b.keyed &&
+        a.fields.size() == b.fields.size() && a.rest.size() == b.rest.size())) {
+    return false;
+  }
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    if (a.fields[i].key != b.fields[i].key || !SameValue(a.fields[i].value, b.fields[i].value)) return false;
+  }
+  return a.rest.empty() || SameValue(a.rest[0], b.rest[0]);
 }
 
 // Unknown, but keeps the mask and the worst origin: what a loop-carried
-// value is once it stops settling.
+// value is once it stops settling. One that may hold a literal is
+// template-made (its strings are not followed further).
 Value Widen(const Value& a) {
-  Value v = a.origin == Origin::kData && !a.exact ? Data(a.mask) : Computed(a.mask);
+  Value v = a.origin == Origin::kData && !Spelled(a) ? Data(a.mask) : Computed(a.mask);
   MergeOrigin(&v, a);
   return v;
 }
@@ -419,10 +635,13 @@ constexpr std::string_view kDangerousAttributes[] = {
     "popen", "eval", "exec", "subprocess", "getattr", "setattr", "delattr", "compile", "builtins",
     "func_globals", "f_globals", "f_builtins", "f_back", "gi_frame", "cr_frame", "tb_frame", "breakpoint"};
 
-template <size_t N>
-bool In(const std::string_view (&list)[N], std::string_view s) {
-  return std::find(std::begin(list), std::end(list), s) != std::end(list);
-}
+// A dict's methods: what attribute syntax finds before a key of that name.
+constexpr std::string_view kDictMethods[] = {"clear", "copy",     "fromkeys",   "get",    "items", "keys",
+                                             "pop",   "popitem", "setdefault", "update", "values"};
+
+// The slot of the environment that joins every value a namespace attribute
+// was set to (no variable's name is empty, so no NsKey is this).
+constexpr char kAnyNamespaceAttribute[] = "\x01";
 
 class Analyser {
  public:
@@ -515,7 +734,9 @@ class Analyser {
     if (name.exact) return;
     if (name.origin != Origin::kData) {
       Emit(Kind::kComputedName, NameOffset(at), absl::StrCat(ExprText(at), ": a name computed at render time"));
-    } else if (obj.origin == Origin::kRoot) {
+    } else if (obj.origin == Origin::kRoot && obj.root != "namespace()") {
+      // A namespace holds only what the template set, like chat data, and
+      // a name from the request reaches into it as far as into a dict.
       Emit(Kind::kComputedName, NameOffset(at),
            absl::StrCat(ExprText(at), ": a name from the request on ", EscapeForDisplay(obj.root, 40)));
     }
@@ -756,19 +977,35 @@ class Analyser {
       // request's value). `{% if tools is not defined %}{% set tools = [] %}
       // {% endif %}` (Qwen3-Coder, Nemotron 3 Nano) leaves the request's tools
       // or an empty list, not a template-made list: values read out of them by
-      // their own keys are the request's.
-      Assign(t.key, truth != 1 ? (now ? Join(t.now, *now) : OrUnbound(t.now, t.key, shared)) : t.now, shared);
+      // their own keys are the request's. A literal joined with the
+      // request's value stays the request's (Join).
+      Assign(t.key, truth != 1 ? Join(t.now, now ? *now : Unbound(t.key, shared)) : t.now, shared);
     }
   }
 
   // What iterating over `v` gives, and whatever a mutation the analysis
   // could not pin to a variable may have put there.
-  Value ElementOf(const Value& v) {
-    Value e = ElementOfUnmutated(v);
+  Value ElementOf(const Value& v) { return WithUntrackedMutations(ElementOfUnmutated(v)); }
+
+  // `e`, a member read out of a container, or whatever a mutation the
+  // analysis could not pin to a variable put there: an element, and a
+  // literal dict's key read by name too (`d.x.update(...)` changes d.x.a).
+  Value WithUntrackedMutations(Value e) const {
     if (!untracked_mutations_) return e;
     e = WithPossibleStrs(std::move(e), untracked_mutation_.strs);
     MergeOrigin(&e, untracked_mutation_);
     return e;
+  }
+
+  // Is `slot` a parameter of the macro being analysed? It holds the
+  // caller's value, which a mutation through it changes for the caller too.
+  bool IsMacroParameter(std::string_view slot) const {
+    if (current_macro_ == kNoNode) return false;
+    const Stmt& m = p_.stmt(current_macro_);
+    for (uint32_t i = 0; i < m.params_count; ++i) {
+      if (p_.args[m.params_begin + i].name == slot) return true;
+    }
+    return slot == "varargs" || slot == "kwargs";
   }
 
   Value ElementOfUnmutated(const Value& v) {
@@ -796,9 +1033,11 @@ class Analyser {
       }
       if (!first) return e;
     }
-    Value e = Derived(v);
+    // Anything else gives what any member of it gives: the request's, with
+    // the literals it may hold, or template-made.
+    Value e = ReadOf(v);
     if (v.origin == Origin::kRoot) e = RootValue(v.root);
-    return WithPossibleStrs(std::move(e), v.maybe_items);
+    return e;
   }
 
   void BindTarget(NodeId target, const Value& v) {
@@ -829,7 +1068,6 @@ class Analyser {
     const Value element = ElementOf(iter);
     const bool runs = count > 0;  // a constant, non-empty sequence always runs
 
-    const size_t pos = journal_.size();
     auto pass = [&] {
       const size_t local = journal_.size();
       loops_.push_back(frame);
@@ -844,34 +1082,41 @@ class Analyser {
       RollbackLocals(local);
     };
     NoteRoot("loop");
-    pass();
     // Namespace attributes carry values from one iteration to the next: join
-    // them with what they were before, run the body again if they changed,
-    // and widen those that still change.
+    // each with what it was before and run the body again, until a pass adds
+    // nothing to what was joined (a value set anew in every pass, like
+    // GigaChat 3.5's `ns_p.n = ns_p.n[seg]`, settles in the third) or
+    // kLoopPasses ran; then widen those that still change.
     // `order` keeps the journal's order so that widening assigns in a fixed
     // order (the hash map's would differ between runs).
     absl::flat_hash_map<std::string, Value> joined;
-    std::vector<std::string> order;
-    for (Touched& t : TouchedSince(pos)) {
-      if (!t.set_now) continue;
-      if (t.had_before && SameValue(t.before, t.now)) continue;
-      Value j = t.had_before ? Join(t.before, t.now) : t.now;
-      Assign(t.key, j, true);
-      if (joined.emplace(t.key, std::move(j)).second) order.push_back(std::move(t.key));
-    }
-    if (!joined.empty()) {
-      if (budget_ > 0) {
-        const size_t pos2 = journal_.size();
-        pass();
-        for (Touched& t : TouchedSince(pos2)) {
-          if (!t.set_now) continue;
-          const auto it = joined.find(t.key);
-          const Value* j = it == joined.end() ? nullptr : &it->second;
-          if (!j || !SameValue(*j, t.now)) Assign(t.key, Widen(j ? Join(*j, t.now) : t.now), true);
+    std::vector<std::string> order, changed;
+    for (int n = 0; n < kLoopPasses; ++n) {
+      const size_t start = journal_.size();
+      pass();
+      changed.clear();
+      for (Touched& t : TouchedSince(start)) {
+        if (!t.set_now) continue;
+        const auto it = joined.find(t.key);
+        if (it == joined.end() && t.had_before && SameValue(t.before, t.now)) continue;
+        Value next = it != joined.end() ? Join(it->second, t.now) : t.had_before ? Join(t.before, t.now) : t.now;
+        if (it != joined.end() && SameValue(next, it->second)) {
+          Assign(t.key, it->second, true);  // this pass may have left less
+          continue;
         }
-      } else {
-        for (const std::string& key : order) Assign(key, Widen(joined.at(key)), true);
+        Assign(t.key, next, true);
+        if (it == joined.end()) {
+          joined.emplace(t.key, std::move(next));
+          order.push_back(t.key);
+        } else {
+          it->second = std::move(next);
+        }
+        changed.push_back(std::move(t.key));
       }
+      if (changed.empty() || budget_ <= 0) break;
+    }
+    for (const std::string& key : order) {
+      if (std::find(changed.begin(), changed.end(), key) != changed.end()) Assign(key, Widen(joined.at(key)), true);
     }
     CondScope c(this, true);
     Walk(s.orelse);
@@ -897,6 +1142,24 @@ class Analyser {
       } else if (nsv && nsv->origin == Origin::kRoot && nsv->root != "namespace()") {
         Emit(Kind::kGlobalsHelper, t.begin, absl::StrCat(ExprText(target), ": sets an attribute of ", EscapeForDisplay(nsv->root, 40)));
       }
+      NoteNamespaceValue(v);
+      // Set through any name but the one it was made as (a macro's
+      // parameter, a loop's target, {% with %}), it may be any namespace's.
+      const bool maker = nsv && nsv->origin == Origin::kRoot && nsv->root == "namespace()" && nsv->ns_slot == ns.name;
+      if (!maker) {
+        auto [it, fresh] = untracked_namespace_attributes_.try_emplace(std::string(t.name), v);
+        if (!fresh) it->second = Join(it->second, v);
+      }
+      // Set through an alias (`{% set b = ns %}{% set b.x = ... %}`), the
+      // attribute changes for the other names too.
+      if (auto it = alias_group_.find(std::string(ns.name)); it != alias_group_.end()) {
+        for (const std::string& other : alias_groups_[it->second]) {
+          if (other == ns.name) continue;
+          const std::string key = NsKey(other, t.name);
+          const Value* cur = Lookup(key);
+          Assign(key, cur ? Join(*cur, v) : v, true);
+        }
+      }
       Assign(NsKey(ns.name, t.name), std::move(v), true);
       return;
     }
@@ -909,6 +1172,7 @@ class Analyser {
           const Arg& a = p_.args[call.args_begin + i];
           if (!a.name.empty()) Assign(NsKey(t.name, a.name), Eval(a.value), true);
         }
+        v.ns_slot = t.name;
       }
     }
     BindTarget(target, v);
@@ -1038,7 +1302,9 @@ class Analyser {
       }
       if (slot >= params.size()) continue;
       params[slot] = args[i];
-      if (args[i].exact || args[i].origin != Origin::kData) interesting = true;
+      // A literal, or a value holding one (`f({'k': '__class__'})`), reaches
+      // the body only this way.
+      if (Spelled(args[i]) || args[i].origin != Origin::kData) interesting = true;
     }
     if (!interesting) return;
     auto& joined = call_params_[macro];
@@ -1208,39 +1474,6 @@ class Analyser {
     return Data();
   }
 
-  // `v`, or what the unbound name gives (a branch that set it may not run).
-  // For a name of the request that is "v or the request's value": it keeps
-  // v's strings and possible items for the name checks, and v's origin, but
-  // no exactness. Unlike Join with data it does not make a literal
-  // template-made: `{% if y %}{% set key = 'role' %}{% endif %}{{ m[key] }}`
-  // reads the literal or the request's own name, neither computed.
-  Value OrUnbound(const Value& v, const std::string& name, bool shared) const {
-    const Value unbound = Unbound(name, shared);
-    if (unbound.origin != Origin::kData) return Join(v, unbound);
-    Value out = v;
-    out.exact = false;
-    out.mask = kAny;
-    out.size = 0;
-    out.macro = kNoNode;
-    if (v.items_exact && !v.items_numbers) {
-      out.maybe_items.insert(out.maybe_items.end(), v.items.begin(), v.items.end());
-    }
-    out.items_exact = false;
-    out.items_numbers = false;
-    out.items.clear();
-    return out;
-  }
-
-  // `e`, which may also be any of `strs` (a list's possible items): the
-  // strings are kept for the name checks, e's origin stands.
-  static Value WithPossibleStrs(Value e, const std::vector<std::string>& strs) {
-    if (strs.empty()) return e;
-    e.exact = false;
-    e.mask |= kStr;
-    if (!AddStrings(&e.strs, strs, kMaxStrings)) MergeOrigin(&e, Computed());  // too many to follow
-    return e;
-  }
-
   // What a name no statement has bound evaluates to, as EvalName finds it
   // (without its findings): a macro, a global or dangerous name, or the
   // request's data. A namespace attribute (`shared`) unset is data too.
@@ -1325,30 +1558,123 @@ class Analyser {
          absl::StrCat(EscapeForDisplay(v.root, 40), " used as a value: self-application can recurse without end"));
   }
 
+  // A list, tuple or dict literal: its elements (a dict's keys) when they
+  // are all exact, and a dict's values by key. An element that may be a
+  // literal or the request's (`[x or 'Any']`), or a nested container holding
+  // one, keeps its strings in maybe_items.
   Value EvalContainer(const Expr& e) {
     Value v;
     v.mask = kOther;
     v.items_exact = true;
     v.items_numbers = e.args_count > 0;
     const bool dict = e.kind == ExprKind::kDict;
+    v.keyed = dict;
+    std::string key;  // dict: the key of the value that follows, when it is a literal string
+    bool key_known = false;
     for (uint32_t i = 0; i < e.args_count; ++i) {
       const Value x = Eval(p_.args[e.args_begin + i].value);
-      if (dict && i % 2 == 1) {  // values: only their origin matters
-        MergeOrigin(&v, x);
+      MergeOrigin(&v, x);
+      if (dict && i % 2 == 1) {
+        if (v.keyed && key_known) {
+          AddField(&v, std::move(key), x);
+        } else {  // under a key that is no literal string, any key may read it: `{m.role: '__class__'}`
+          v = Unkeyed(std::move(v));
+          if (!LiteralStrings(x, &v.maybe_items)) MergeOrigin(&v, Computed());
+          AddElement(&v, x);
+        }
         continue;
       }
-      MergeOrigin(&v, x);
       if (!IsExactNum(x)) v.items_numbers = false;
+      key_known = IsExactStr(x) && x.strs.size() == 1;
+      if (key_known) key = x.strs[0];
       std::vector<std::string> s;
       if (ExactStrings(x, &s) && s.size() == 1) {
         v.items.push_back(s[0]);
       } else {
         v.items_exact = false;
+        AddElement(&v, x);
       }
     }
     v.size = dict ? e.args_count / 2 : e.args_count;
     if (!v.items_exact) v.items.clear();
     return v;
+  }
+
+  // What a container literal keeps of an element that is not one exact
+  // string (see EvalContainer); nested literal containers are not followed.
+  static void AddElement(Value* c, const Value& x) {
+    if (!x.exact && !AddStrings(&c->maybe_items, x.strs, 4 * kMaxStrings)) MergeOrigin(c, Computed());
+    c->spelled = c->spelled || x.spelled;
+    // A nested container holding one: what it holds is held here too.
+    if (HoldsJoinedLiteral(x) && !HeldStrings(x, &c->maybe_items)) MergeOrigin(c, Computed());
+  }
+  // Does container `x` hold a value that may be a literal or the request's?
+  static bool HoldsJoinedLiteral(const Value& x) {
+    if (!x.maybe_items.empty()) return true;
+    for (const Field& f : x.fields) {
+      if (f.value.spelled || (!f.value.exact && !f.value.strs.empty()) || HoldsJoinedLiteral(f.value)) return true;
+    }
+    for (const Value& r : x.rest) {
+      if (r.spelled || !r.strs.empty() || HoldsJoinedLiteral(r)) return true;
+    }
+    return false;
+  }
+
+  // Sets key `k` of a keyed dict to `x` (a later one wins, as in Python);
+  // past kMaxFields keys the dict is followed as a whole.
+  static void AddField(Value* d, std::string k, const Value& x) {
+    for (Field& f : d->fields) {
+      if (f.key == k) {
+        f.value = Unkeyed(x);
+        return;
+      }
+    }
+    d->fields.push_back({std::move(k), Unkeyed(x)});
+    if (d->fields.size() > kMaxFields) *d = Unkeyed(std::move(*d));
+  }
+
+  // Key `k` of a keyed value, read by name. Attribute syntax finds a dict's
+  // method before its key, a subscript the key first and the method when the
+  // key is missing (Jinja2's getattr and getitem): Command R's
+  // json_spec.items and MiniCPM3's json_spec['items'] of `{'type': t}`.
+  static Value KeyOf(const Value& obj, const std::string& k, bool attribute) {
+    const bool method = In(kDictMethods, k);
+    if (method && attribute) return BoundMethod();
+    for (const Field& f : obj.fields) {
+      if (f.key == k) return f.value;
+    }
+    return method ? Join(BoundMethod(), FieldOf(obj, k)) : FieldOf(obj, k);
+  }
+  // A bound method, not called: it has no attribute but Python's own
+  // (dunders, which the name checks catch), and its repr is the template's,
+  // so it is spelled: stringifying it is template-made.
+  static Value BoundMethod() {
+    Value v = Data(kOther);
+    v.spelled = true;
+    return v;
+  }
+
+  // An attribute of a namespace: what `{% set ns.attr = ... %}` or
+  // namespace(attr=...) gave it when the namespace is reached by the name it
+  // was set through (and what it was set to through another name, which
+  // may be this namespace); otherwise
+  // (another name, a macro's parameter, a list, a key from the request)
+  // whatever any namespace attribute was set to.
+  Value NamespaceAttribute(NodeId obj_expr, std::string_view attr) {
+    if (!attr.empty() && obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kName) {
+      if (const Value* v = Lookup(NsKey(p_.expr(obj_expr).name, attr))) {
+        const auto it = untracked_namespace_attributes_.find(std::string(attr));
+        return it == untracked_namespace_attributes_.end() ? *v : Join(*v, it->second);
+      }
+    }
+    const Value* any = Lookup(kAnyNamespaceAttribute);
+    return any ? *any : Data();
+  }
+  // Records that some namespace attribute is set to `v`.
+  void NoteNamespaceValue(const Value& v) {
+    const Value* cur = Lookup(kAnyNamespaceAttribute);
+    Value j = Join(cur ? *cur : Data(), v);
+    if (!cur || !SameValue(j, *cur)) Assign(kAnyNamespaceAttribute, std::move(j), /*shared=*/true);
   }
 
   Value Attribute(const Value& obj, const Value& name, NodeId at, NodeId obj_expr, bool attribute) {
@@ -1358,8 +1684,15 @@ class Analyser {
         if (In(kDangerousAttributes, n)) Emit(Kind::kDangerousName, NameOffset(at), EscapeForDisplay(n, 40));
       }
     }
+    const bool one = IsExactStr(name) && name.strs.size() == 1;
     if (obj.origin == Origin::kRoot) {
-      const bool allowed = IsExactStr(name) && name.strs.size() == 1 && RootAllows(obj.root, name.strs[0]);
+      // A namespace is read like chat data: by a public literal name, or by
+      // a name from the request (GigaChat 3.5: add_tokens[f.type]), which
+      // finds one of its attributes or, as on a dict, what getattr finds.
+      if (obj.root == "namespace()" && (one ? RootAllows(obj.root, name.strs[0]) : name.origin == Origin::kData)) {
+        return NamespaceAttribute(obj_expr, one ? name.strs[0] : std::string());
+      }
+      const bool allowed = one && RootAllows(obj.root, name.strs[0]);
       if (!allowed) {
         ReachInto(obj, at);
         Value v = RootValue(obj.root);
@@ -1367,10 +1700,6 @@ class Analyser {
         return v;
       }
       const std::string& attr = name.strs[0];
-      if (obj.root == "namespace()" && obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kName) {
-        if (const Value* v = Lookup(NsKey(p_.expr(obj_expr).name, attr))) return *v;
-        return Data();
-      }
       if (obj.root == "loop") {
         if (attr == "cycle") return RootValue("loop.cycle");
         if (attr == "previtem" || attr == "nextitem") return Data();
@@ -1378,8 +1707,8 @@ class Analyser {
       }
       return Data();
     }
-    if (obj.origin == Origin::kComputed || obj.exact || obj.items_exact) return Computed();
-    return Data();
+    if (obj.keyed && one) return WithUntrackedMutations(KeyOf(obj, name.strs[0], attribute));
+    return WithUntrackedMutations(ReadOf(obj, one ? std::string_view(name.strs[0]) : std::string_view()));
   }
 
   // One finding per chain (cycler.__init__.__globals__ reaches in once), and
@@ -1400,9 +1729,11 @@ class Analyser {
       if (obj.items_exact && !obj.items_numbers) {
         const long long n = static_cast<long long>(obj.items.size());
         const long long j = i < 0 ? i + n : i;
-        if (j >= 0 && j < n) return Str(obj.items[static_cast<size_t>(j)], true);
+        if (j >= 0 && j < n) return WithUntrackedMutations(Str(obj.items[static_cast<size_t>(j)], true));
       }
     }
+    // A namespace has no items: getitem falls back to getattr.
+    if (obj.origin == Origin::kRoot && obj.root == "namespace()") return Attribute(obj, key, at, obj_expr, true);
     if (obj.origin == Origin::kRoot) {
       CheckName(key, obj, at, false);
       ReachInto(obj, at);
@@ -1424,7 +1755,7 @@ class Analyser {
       MergeOrigin(&origin, v);
       std::vector<std::string> parts;
       if (!exact || !ExactStrings(v, &parts)) {
-        if (v.exact || v.items_exact) MergeOrigin(&origin, Computed());
+        if (Spelled(v) || v.items_exact) MergeOrigin(&origin, Computed());
         exact = false;
         continue;
       }
@@ -1490,7 +1821,10 @@ class Analyser {
         v.size = a.size + b.size;
         return v;
       }
-      Value v = Derived2(a, b, a.mask | b.mask);
+      // A list on either side: concatenation keeps the members of both; a
+      // number on either side: a sum (a str and a number do not add).
+      const uint8_t mask = a.mask == kNum || b.mask == kNum ? kNum : a.mask | b.mask;
+      Value v = a.mask == kOther || b.mask == kOther ? Join(Members(a), Members(b)) : Derived2(a, b, mask);
       v.size = a.size + b.size;
       CheckOutputSize(v.size, id);
       return v;
@@ -1628,14 +1962,26 @@ class Analyser {
       return Data(kStr);
     }
     if (r == "dict") {
+      // dict(k=v): keys and values as a literal's; a positional argument (a
+      // mapping or pairs) makes the keys unknown.
       Value v;
       v.mask = kOther;
       v.items_exact = true;
+      v.keyed = true;
       for (uint32_t i = 0; i < e.args_count; ++i) {
         const Arg& a = p_.args[e.args_begin + i];
-        if (a.name.empty()) v.items_exact = false;
-        else v.items.emplace_back(a.name);
         MergeOrigin(&v, args[i]);
+        if (a.name.empty()) {
+          v.items_exact = false;
+          v = Unkeyed(std::move(v));
+        } else {
+          v.items.emplace_back(a.name);
+        }
+        if (v.keyed) {
+          AddField(&v, std::string(a.name), args[i]);
+        } else {
+          AddElement(&v, args[i]);
+        }
       }
       if (!v.items_exact) v.items.clear();
       v.size = static_cast<double>(v.items.size());
@@ -1649,7 +1995,14 @@ class Analyser {
       NoteRoot("joiner()");
       return RootValue("joiner()");
     }
-    if (r == "namespace") return RootValue("namespace()");
+    if (r == "namespace") {
+      // What it holds, for reads that cannot tell which namespace they reach
+      // (a positional argument is a dict or pairs whose members it takes).
+      for (uint32_t i = 0; i < e.args_count; ++i) {
+        NoteNamespaceValue(p_.args[e.args_begin + i].name.empty() ? ReadOf(args[i]) : args[i]);
+      }
+      return RootValue("namespace()");
+    }
     if (r == "joiner()" || r == "loop.cycle") {
       Value v = Data(kStr);
       for (const Value& a : args) {
@@ -1734,17 +2087,21 @@ class Analyser {
       // whose slot is shared), and every slot aliased to it (`{% set b = a
       // %}`).
       const std::string receiver = SlotOf(obj_expr);
+      if (receiver.find('\x01') != std::string::npos) {
+        for (const Value& a : args) NoteNamespaceValue(a);  // a namespace attribute's list or dict
+      }
       // A receiver that is no variable of the template's own literal (a
       // subscript, the request's list, a macro's parameter, which is the
       // caller's): what it receives may come out of any loop.
       const Value* bound = receiver.empty() ? nullptr : Lookup(receiver);
-      if (bound == nullptr || (!bound->items_exact && bound->origin == Origin::kData)) {
+      if (bound == nullptr || IsMacroParameter(receiver) || (!bound->items_exact && bound->origin == Origin::kData)) {
         for (const Value& a : args) {
           untracked_mutations_ = true;
           // Literal strings (or a literal list's) are kept for the name
           // checks; a root or a template-made value taints every element.
-          const std::vector<std::string>& strs = IsExactStr(a) ? a.strs : a.items_exact ? a.items : a.maybe_items;
-          if (!AddStrings(&untracked_mutation_.strs, strs, kMaxStrings)) MergeOrigin(&untracked_mutation_, Computed());
+          std::vector<std::string> strs;
+          const bool fit = LiteralStrings(a, &strs);
+          if (!fit || !AddStrings(&untracked_mutation_.strs, strs, kMaxStrings)) MergeOrigin(&untracked_mutation_, Computed());
           if (a.origin != Origin::kData) MergeOrigin(&untracked_mutation_, a);
         }
       }
@@ -1759,7 +2116,7 @@ class Analyser {
           Value v = Widen(*cur);
           v.mask = cur->mask;
           for (const Value& a : args) {
-            if (a.exact || a.items_exact) MergeOrigin(&v, Computed());
+            if (Spelled(a) || a.items_exact) MergeOrigin(&v, Computed());
             MergeOrigin(&v, a);
           }
           // Once widened a list stays so: the next mutation changes nothing.
@@ -1804,8 +2161,13 @@ class Analyser {
       const std::string chars = a0 && IsExactStr(*a0) && a0->strs.size() == 1 ? a0->strs[0] : "";
       return MapStrings(obj, [&](const std::string& s) { return Strip(s, chars, m != "rstrip", m != "lstrip"); });
     }
-    if (m == "split" || m == "splitlines" || m == "items" || m == "keys" || m == "values") return Derived(obj, kOther);
-    if (m == "get" || m == "pop") return Derived(obj);
+    if (m == "split" || m == "splitlines") return Derived(obj, kOther);
+    if (m == "items" || m == "keys" || m == "values" || m == "copy") return Members(obj);
+    // dict.get of a literal key reads that key (never a method).
+    if (m == "get" && obj.keyed && a0 && IsExactStr(*a0) && a0->strs.size() == 1) {
+      return Join(FieldOf(obj, a0->strs[0]), a1 ? *a1 : Data());
+    }
+    if (m == "get" || m == "pop") return a1 ? Join(ReadOf(obj), *a1) : ReadOf(obj);
     if (m == "startswith" || m == "endswith" || m == "isdigit" || m == "isalpha" || m == "count" || m == "find" ||
         m == "index") {
       return Bool(-1);
@@ -1929,7 +2291,7 @@ class Analyser {
     if (!exact) {
       Value v = Computed(kStr);
       for (const Value& a : args) {
-        if (a.origin == Origin::kData && !a.exact) v = Data(kStr);
+        if (a.origin == Origin::kData && !Spelled(a)) v = Data(kStr);
       }
       return v;
     }
@@ -2049,7 +2411,7 @@ class Analyser {
     if (!exact) {
       Value v = Computed(kStr);
       bool data = false;
-      for (const Value& a : args) data = data || (a.origin == Origin::kData && !a.exact);
+      for (const Value& a : args) data = data || (a.origin == Origin::kData && !Spelled(a));
       return data ? Data(kStr) : v;
     }
     return result;
@@ -2167,12 +2529,13 @@ class Analyser {
       Value v = base;
       v.mask = kOther;
       v.exact = false;
+      v.spelled = Spelled(base);  // a string's characters are still the literal's
       v.strs.clear();
       return v;
     }
     if (f == "first" || f == "last") {
       if (base.items_exact && !base.items.empty() && !base.items_numbers) {
-        return Str(f == "first" ? base.items.front() : base.items.back(), true);
+        return WithUntrackedMutations(Str(f == "first" ? base.items.front() : base.items.back(), true));
       }
       if (IsExactStr(base)) {
         return MapStrings(base, [&](const std::string& s) {
@@ -2192,7 +2555,9 @@ class Analyser {
     }
     if (f == "unique" || f == "sort" || f == "dictsort" || f == "items" || f == "map" || f == "select" ||
         f == "reject" || f == "selectattr" || f == "rejectattr" || f == "groupby") {
-      Value v = Derived(base, kOther);
+      // They pick and reorder members; map with a filter name makes new ones.
+      const Value* mapped = f == "map" ? ArgValue(e, args, 0, "") : nullptr;
+      Value v = mapped ? Derived(base, kOther) : Members(base);
       if (base.items_exact && (f == "unique" || f == "sort")) {
         v = base;
         if (f == "sort") std::sort(v.items.begin(), v.items.end());
@@ -2230,6 +2595,9 @@ class Analyser {
   // once there is one): every loop's element may be it.
   bool untracked_mutations_ = false;
   Value untracked_mutation_;
+  // What namespace attributes were set to through a name other than the one
+  // the namespace was made as, by attribute name.
+  absl::flat_hash_map<std::string, Value> untracked_namespace_attributes_;
   absl::flat_hash_map<NodeId, std::vector<Value>> call_params_;
   absl::flat_hash_map<NodeId, std::vector<Value>> pending_params_;
   std::vector<Edge> edges_;

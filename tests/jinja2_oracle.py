@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""Jinja2's sandbox as an oracle for ggufguard's chat-template verdicts.
+
+For every template in tests/data/chat_templates (MANIFEST.tsv), this renders
+it with Jinja2's ImmutableSandboxedEnvironment, set up as Hugging Face
+transformers sets it up for apply_chat_template (which vLLM uses), and
+checks what Jinja2 does against the manifest's `jinja2` column, and
+ggufguard's verdict (the built CLI, on a GGUF file holding the template)
+against the class:
+
+  benign, inert   Jinja2 renders it (every request renders, or raises only
+                  the template's own raise_exception), and ggufguard accepts
+                  it under the default and the strict policy.
+  attack          Jinja2 does what the `jinja2` column says, and ggufguard
+                  rejects it under the default policy with its kind's rule.
+                  Every dunder-access and attr-filter attack must raise
+                  SecurityError in Jinja2: the sandbox stops what ggufguard
+                  stops. The other kinds say what Jinja2 does instead: the
+                  sandbox caps range() (OverflowError) but lets other render
+                  bombs run into the memory limit (MemoryError) or the time
+                  limit (timeout), recursion ends in RecursionError, and a
+                  computed name or a global reached by name renders when
+                  nothing in the request makes it a dunder.
+
+Each template renders in a child process with a time limit and an address
+space limit, once per request of REQUESTS. The sandbox returns an Undefined
+for an unsafe attribute, which raises SecurityError only when used; the
+oracle raises it where the sandbox decides (unsafe_undefined), so that a
+template that merely prints what it reached is seen too.
+
+Jinja2 is Debian's python3-jinja2 (scripts/install-deps.sh): a missing module
+fails the test.
+
+usage: jinja2_oracle.py GGUFGUARD_CLI [TEMPLATE_DIR]
+       jinja2_oracle.py --report GGUFGUARD_CLI FILE...   (any templates: what
+                                                         Jinja2 and ggufguard do)
+"""
+import concurrent.futures
+import json
+import pathlib
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+from datetime import datetime
+
+try:
+    import jinja2
+    import jinja2.ext
+    import jinja2.nodes
+    import jinja2.sandbox
+    from jinja2.exceptions import SecurityError, TemplateError
+except ImportError as e:  # fail, not skip: install-deps.sh installs it
+    sys.exit(f"jinja2_oracle: {e}; install python3-jinja2 (scripts/install-deps.sh)")
+
+HERE = pathlib.Path(__file__).resolve().parent
+RENDER_SECONDS = 5
+RENDER_BYTES = 512 << 20  # a render's address space: a bomb's MemoryError, not the machine's
+
+# The rule each attack kind is rejected with (docs/rules).
+RULES = {
+    "dunder-access": "GG8003", "attr-filter": "GG8004", "globals-helper": "GG8006",
+    "unbounded-recursion": "GG8010", "deep-nesting": "GG8011", "computed-name": "GG8012",
+    "file-access": "GG8013", "render-bomb": "GG8014",
+}
+SANDBOX_ESCAPES = {"dunder-access", "attr-filter"}
+
+# --- the renderer, as transformers' apply_chat_template builds it ---
+
+
+class Generation(jinja2.ext.Extension):
+    """{% generation %}...{% endgeneration %}: transformers marks the
+    assistant's tokens with it; the body renders as is."""
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_render"), [], [], body).set_lineno(lineno)
+
+    def _render(self, caller):
+        return caller()
+
+
+class Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    def unsafe_undefined(self, obj, attribute):
+        raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe")
+
+
+def raise_exception(message):
+    raise TemplateError(message)
+
+
+def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    # transformers' own: Jinja2's escapes HTML characters.
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+def environment():
+    env = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+    return env
+
+
+TOOLS = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather in a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "The city"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                "days": {"type": "array", "items": {"type": "integer"}},
+            },
+            "required": ["city"],
+        },
+    },
+}]
+CHAT = [
+    {"role": "user", "content": "Hello!"},
+    {"role": "assistant", "content": "Hi, how can I help?"},
+    {"role": "user", "content": "What is the weather in Paris?"},
+]
+SYSTEM = [{"role": "system", "content": "You are a helpful assistant."}]
+TOOL_CHAT = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "What is the weather in Paris?"},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "call_abc123", "type": "function", "function": {
+        "name": "get_weather", "arguments": {"city": "Paris"}}}]},
+    {"role": "tool", "content": "{\"temperature\": 21}", "tool_call_id": "call_abc123", "name": "get_weather"},
+    {"role": "assistant", "content": "It is 21 degrees in Paris."},
+    {"role": "user", "content": "Thanks!"},
+]
+# A request whose strings are the names an escape needs: a template that
+# reaches an object by a name from the request (lipsum[message.content])
+# meets them here.
+HOSTILE = [
+    {"role": "user", "content": "__globals__", "name": "__class__"},
+    {"role": "assistant", "content": "__class__"},
+    {"role": "user", "content": "__init__"},
+]
+# (messages, tools): tools only where the request has them, as llama.cpp
+# passes them (transformers passes None, which a template's `for tool in
+# tools` cannot iterate).
+REQUESTS = [(CHAT, None), (SYSTEM + CHAT, None), (TOOL_CHAT, TOOLS), (HOSTILE, None)]
+
+
+def render_all(source):
+    """What each request does: 'renders' or the exception's type name."""
+    outcomes = []
+    for messages, tools in REQUESTS:
+        context = {"messages": messages, "add_generation_prompt": True, "bos_token": "<s>", "eos_token": "</s>"}
+        if tools:
+            context["tools"] = tools
+        try:
+            environment().from_string(source).render(**context)
+            outcomes.append("renders")
+        except TemplateError as e:  # raise_exception, or a Jinja2 error of its own
+            outcomes.append(type(e).__name__)
+        except Exception as e:  # RecursionError, MemoryError, OverflowError, TypeError...
+            outcomes.append(type(e).__name__)
+    return outcomes
+
+
+def limit_child():
+    resource.setrlimit(resource.RLIMIT_AS, (RENDER_BYTES, RENDER_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (RENDER_SECONDS, RENDER_SECONDS + 1))
+
+
+def jinja2_outcome(path):
+    """One word for what Jinja2 does with the template: the exceptions a
+    request raised beyond the template's own raise_exception (joined by
+    '+'; running out of memory or time is 'limit', whichever comes first on
+    this machine), else 'renders' when a request rendered, else
+    'TemplateError'."""
+    try:
+        child = subprocess.run([sys.executable, __file__, "--render", str(path)], capture_output=True, text=True,
+                               timeout=RENDER_SECONDS + 5, preexec_fn=limit_child)
+    except subprocess.TimeoutExpired:
+        return "limit", []
+    if child.returncode != 0:  # killed by the CPU limit (SIGXCPU), or died another way
+        return ("limit" if child.returncode in (-24, -9) else f"exit {child.returncode}"), []
+    outcomes = ["limit" if o == "MemoryError" else o for o in json.loads(child.stdout)]
+    errors = sorted({o for o in outcomes if o not in ("renders", "TemplateError")})
+    if errors:
+        return "+".join(errors), outcomes
+    return ("renders" if "renders" in outcomes else "TemplateError"), outcomes
+
+
+# --- ggufguard, on a GGUF file holding each template ---
+
+
+def gguf_with_template(template_bytes):
+    def string(b):
+        return struct.pack("<Q", len(b)) + b
+
+    def kv(key, value):
+        return string(key.encode()) + struct.pack("<I", 8) + string(value)
+
+    return (b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + kv("general.architecture", b"llama") +
+            kv("tokenizer.chat_template", template_bytes))
+
+
+def ggufguard_verdicts(cli, paths, policy):
+    """{path: (valid, set of rule codes)} for the templates at `paths`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for i, p in enumerate(paths):
+            f = pathlib.Path(tmp) / f"{i}.gguf"
+            f.write_bytes(gguf_with_template(pathlib.Path(p).read_bytes()))
+            files[str(f)] = p
+        run = subprocess.run([cli, "validate", "--format", "json", "--policy", policy, *files], capture_output=True,
+                             text=True)
+        if run.returncode not in (0, 1):
+            sys.exit(f"jinja2_oracle: {cli} failed ({run.returncode}): {run.stderr}")
+        report = json.loads(run.stdout)
+    out = {}
+    for f in report["files"]:
+        rules = {x["rule"] for x in f.get("findings", []) if x.get("severity") == "error"}
+        out[files[f["file"]]] = (f["verdict"] == "valid", rules)
+    return out
+
+
+def read_manifest(template_dir):
+    lines = (template_dir / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    return [dict(zip(header, line.split("\t"))) for line in lines[1:] if line]
+
+
+def check(cli, template_dir):
+    entries = read_manifest(template_dir)
+    listed = {e["path"] for e in entries}
+    on_disk = {str(p.relative_to(template_dir)) for p in template_dir.rglob("*.jinja")}
+    failures = [f"{p}: not in MANIFEST.tsv" for p in sorted(on_disk - listed)]
+    paths = [template_dir / e["path"] for e in entries]
+    default = ggufguard_verdicts(cli, paths, "default")
+    strict = ggufguard_verdicts(cli, paths, "strict")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:  # each render is its own process
+        outcomes = list(pool.map(jinja2_outcome, paths))
+    counts = {}
+    for e, path, (outcome, per_request) in zip(entries, paths, outcomes):
+        name, cls, kind, expected = e["path"], e["class"], e["kind"], e.get("jinja2", "")
+        counts[(cls, outcome)] = counts.get((cls, outcome), 0) + 1
+        what = f"{name} ({cls}{', ' + kind if kind != '-' else ''}): Jinja2 {outcome} {per_request}"
+        if cls in ("benign", "inert"):
+            if expected != "renders" or outcome != "renders":
+                failures.append(f"{what}, expected it to render (column says {expected!r})")
+            for policy, verdicts in (("default", default), ("strict", strict)):
+                valid, rules = verdicts[path]
+                if not valid:
+                    failures.append(f"{what}: ggufguard rejects it under {policy}: {sorted(rules)}")
+            continue
+        if kind in SANDBOX_ESCAPES and expected != "SecurityError":
+            failures.append(f"{what}: a {kind} attack must be one Jinja2's sandbox stops (column says {expected!r})")
+        if outcome != expected:
+            failures.append(f"{what}, the manifest says {expected!r}")
+        valid, rules = default[path]
+        if valid or RULES[kind] not in rules:
+            failures.append(f"{what}: ggufguard does not reject it with {RULES[kind]}: {sorted(rules)}")
+    for (cls, outcome), n in sorted(counts.items()):
+        print(f"{cls:7} {outcome:24} {n}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"jinja2_oracle: {len(entries)} templates, Jinja2 {jinja2.__version__}, {len(failures)} disagreements")
+    return 1 if failures else 0
+
+
+def report(cli, paths):
+    default = ggufguard_verdicts(cli, paths, "default")
+    strict = ggufguard_verdicts(cli, paths, "strict")
+    for p in paths:
+        outcome, per_request = jinja2_outcome(p)
+        d, s = default[p], strict[p]
+        print(f"{p}\tJinja2 {outcome} {per_request}\tdefault {'valid' if d[0] else 'invalid ' + ','.join(sorted(d[1]))}"
+              f"\tstrict {'valid' if s[0] else 'invalid ' + ','.join(sorted(s[1]))}")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--render":
+        sys.setrecursionlimit(5000)
+        print(json.dumps(render_all(pathlib.Path(argv[2]).read_text(encoding="utf-8"))))
+        return 0
+    if len(argv) >= 3 and argv[1] == "--report":
+        return report(argv[2], argv[3:])
+    if len(argv) not in (2, 3):
+        sys.exit(__doc__)
+    template_dir = pathlib.Path(argv[2]) if len(argv) == 3 else HERE / "data" / "chat_templates"
+    return check(argv[1], template_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
