@@ -202,8 +202,10 @@ def gguf_with_template(template_bytes):
     def kv(key, value):
         return string(key.encode()) + struct.pack("<I", 8) + string(value)
 
-    return (b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + kv("general.architecture", b"llama") +
-            kv("tokenizer.chat_template", template_bytes))
+    # A vocabulary-only llama file (no tensors, an empty vocabulary), which
+    # llama.cpp loads: only the template can make ggufguard refuse it.
+    return (b"GGUF" + struct.pack("<IQQ", 3, 0, 3) + kv("general.architecture", b"llama") +
+            kv("tokenizer.ggml.model", b"no_vocab") + kv("tokenizer.chat_template", template_bytes))
 
 
 def ggufguard_verdicts(cli, paths, policy):
