@@ -14,7 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/known_keys.h"
+#include "ggufguard/rules/rules.h"
 #include "ggufguard/validate.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
@@ -442,6 +444,53 @@ TEST(LoaderAssertRulesTest, TokensThatShareATextAsLlamaCppReadsIt) {
   tokens_with(5, "a");
   m.Set("tokenizer.ggml.model", GgufValue::Str("none"));
   EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kDuplicateToken));
+}
+
+// The parser hashes the token array llama.cpp resolves (the first KV whose
+// key is tokenizer.ggml.tokens as a C string) in its own walk; GG9054 judges
+// that array, whether a shadowing copy comes before or after it, and gives
+// the same answer when it hashes the tokens itself (a caller that parsed
+// without asking for the hashes).
+TEST(LoaderAssertRulesTest, RepeatedTokensInTheArrayLlamaCppReads) {
+  std::vector<std::string> distinct = testing::TinyTokens();
+  std::vector<std::string> repeated = distinct;
+  repeated[5] = repeated[4];
+  TinyModel m = MakeTinyModel();
+  m.Erase("tokenizer.ggml.tokens");
+  auto build = [&](const std::string& first_key, const std::vector<std::string>& first,
+                   const std::string& second_key, const std::vector<std::string>& second) {
+    testing::GgufBuilder b = m.Builder();
+    b.AddKv(first_key, GgufValue::StrArray(first));
+    b.AddKv(second_key, GgufValue::StrArray(second));
+    return b.Build();
+  };
+  const std::string tokens = "tokenizer.ggml.tokens";
+  const std::string shadow = std::string("tokenizer.ggml.tokens\0x", 23);
+  struct Case {
+    BuiltFile file;
+    bool expect_repeat;
+  };
+  const std::vector<Case> cases = {
+      {build(tokens, repeated, tokens, distinct), true},    // exact duplicate keys: the first is read
+      {build(tokens, distinct, tokens, repeated), false},
+      {build(shadow, repeated, tokens, distinct), true},    // "k\0x" is read as "k", and comes first
+      {build(tokens, distinct, shadow, repeated), false},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Report r = Check(cases[i].file);
+    EXPECT_EQ(CountRule(r, RuleId::kDuplicateToken), cases[i].expect_repeat ? 1u : 0u) << i;
+    // The rule family alone over a parse without the parser's hashes.
+    FindingSink sink(DefaultPolicy());
+    ParseResult parsed = ParseHeader(cases[i].file.bytes, ParseOptions{DefaultPolicy().limits, true}, sink);
+    ASSERT_EQ(parsed.status, ParseStatus::kOk);
+    FileView view(cases[i].file.bytes, nullptr);
+    RuleContext ctx{parsed.header, view, sink, DefaultPolicy()};
+    CheckTokenizer(ctx, KeyIndex(parsed.header));
+    const std::vector<Finding> findings = sink.TakeSorted();
+    const size_t repeats = static_cast<size_t>(std::count_if(
+        findings.begin(), findings.end(), [](const Finding& f) { return f.rule == RuleId::kDuplicateToken; }));
+    EXPECT_EQ(repeats, cases[i].expect_repeat ? 1u : 0u) << i;
+  }
 }
 
 // The first pass files each token's hash into a partition (base/

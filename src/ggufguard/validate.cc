@@ -17,9 +17,10 @@ namespace {
 // Phase 1: every rule that reads only the header. CheckAlignment and
 // CheckTensorInfos fix the data offset and the tensors' sizes that later
 // rules, and DataLayoutBoundaries, read.
-void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy) {
+void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy,
+                    const StringArrayHashes& token_hashes) {
   GgufHeader& header = report.header;
-  RuleContext ctx{header, file, sink, policy};
+  RuleContext ctx{header, file, sink, policy, &token_hashes};
   const KeyIndex keys(header);  // the metadata as llama.cpp resolves it
   CheckMetadataEncoding(ctx, keys);
   CheckAlignment(ctx);
@@ -64,13 +65,14 @@ void CloseReport(Report& report, FindingSink& sink) {
 bool DeepWanted(const Report& report, const DeepOptions& deep) { return deep.enabled && report.header_parsed; }
 
 // The whole file's report: both phases, then the data when asked.
-absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, ByteSource& source, FindingSink& sink,
-                                       const Policy& policy, const DeepOptions& deep) {
+absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHashes& token_hashes, FileView& file,
+                                       ByteSource& source, FindingSink& sink, const Policy& policy,
+                                       const DeepOptions& deep) {
   Report report = StartReport(std::move(parsed), policy);
   report.file_size = file.size();
   report.bytes_read = file.size();
   if (report.header_parsed) {
-    RunHeaderRules(report, file, sink, policy);
+    RunHeaderRules(report, file, sink, policy, token_hashes);
     absl::Status s = RunFileRules(report, file, sink, policy);
     if (!s.ok()) return s;
     if (DeepWanted(report, deep)) {
@@ -89,12 +91,13 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, FileView& file, ByteS
 
 Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
-  ParseOptions options{policy.limits, /*complete=*/true};
+  StringArrayHashes token_hashes(kTokenArrayKey);
+  ParseOptions options{policy.limits, /*complete=*/true, &token_hashes};
   ParseResult parsed = ParseHeader(file, options, sink);
   FileView view(file, nullptr);
   MemorySource memory(file);
   // A view over memory cannot fail to read.
-  return *WholeFileReport(std::move(parsed), view, memory, sink, policy, deep);
+  return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
 // Reads the header into a ValidatedFile's prefix and parses it, from a
@@ -110,7 +113,7 @@ class PrefixReader {
 
   // Leaves the parse and the findings it recorded in *parsed and *sink. An
   // error status means the input could not be read.
-  absl::Status Read(const Policy& policy, const SourceOptions& options, ParseResult* parsed,
+  absl::Status Read(const Policy& policy, const SourceOptions& options, StringArrayHashes* hashes, ParseResult* parsed,
                     std::optional<FindingSink>* sink) {
     const uint64_t max_header = policy.limits.max_header_bytes;
     uint64_t want = std::max<uint64_t>(options.first_prefix, 1);
@@ -126,7 +129,7 @@ class PrefixReader {
       // A stream that is a prefix of a larger file (file_size_) is never
       // the whole file: running out of it is not the file's truncation.
       const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
-      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete}, **sink);
+      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete, hashes}, **sink);
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;
       if (stream_ != nullptr && file_size_ && size_.has_value() && !complete) {
@@ -230,10 +233,12 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   PrefixReader reader(out, &source, nullptr, UINT64_MAX);
   ParseResult parsed;
   std::optional<FindingSink> sink;
-  absl::Status read = reader.Read(policy, options, &parsed, &sink);
+  StringArrayHashes token_hashes(kTokenArrayKey);
+  absl::Status read = reader.Read(policy, options, &token_hashes, &parsed, &sink);
   if (!read.ok()) return read;
   FileView view(out.prefix(), &source);
-  absl::StatusOr<Report> report = WholeFileReport(std::move(parsed), view, source, *sink, policy, deep);
+  absl::StatusOr<Report> report =
+      WholeFileReport(std::move(parsed), token_hashes, view, source, *sink, policy, deep);
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
   return out;
@@ -246,13 +251,14 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   PrefixReader reader(out, nullptr, &stream, options.max_bytes, file_size);
   ParseResult parsed;
   std::optional<FindingSink> sink;
-  absl::Status read = reader.Read(policy, options.prefix, &parsed, &sink);
+  StringArrayHashes token_hashes(kTokenArrayKey);
+  absl::Status read = reader.Read(policy, options.prefix, &token_hashes, &parsed, &sink);
   if (!read.ok()) return read;
   const absl::Span<const uint8_t> prefix = out.prefix();
 
   Report report = StartReport(std::move(parsed), policy);
   FileView header_view(prefix, nullptr);  // phase 1 reads no file bytes
-  if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy);
+  if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy, token_hashes);
   std::optional<DeepPlan> deep_plan;
   std::optional<DeepStreamChecker> deep;
   if (!options.header_only && DeepWanted(report, deep_options)) {

@@ -9,6 +9,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/base/text_hash.h"
 
 namespace ggufguard {
 namespace {
@@ -30,12 +31,25 @@ constexpr KnownMagic kLegacyMagics[] = {
     {{'g', 'g', 'j', 't'}, "legacy GGJT (byte-swapped), the format before GGUF"},
 };
 
+// `key` read as a C string (cut at its first NUL) equals `name`, which holds
+// no NUL. No scan for the NUL: a million keys come through here.
+bool CStringKeyIs(std::string_view key, std::string_view name) {
+  return key.size() >= name.size() && std::memcmp(key.data(), name.data(), name.size()) == 0 &&
+         (key.size() == name.size() || key[name.size()] == '\0');
+}
+
+}  // namespace
+
 class Parser {
  public:
   Parser(absl::Span<const uint8_t> bytes, const ParseOptions& options, FindingSink& sink)
       : bytes_(bytes), r_(bytes, ByteOrder::kLittle), options_(options), sink_(sink) {}
 
   ParseResult Run() {
+    if (hashes_ != nullptr) {
+      hashes_->kv_index_.reset();
+      hashes_->count_ = 0;
+    }
     if (ParseFileHeader() && ParseKvs() && ParseTensorInfos()) Finish();
     return std::move(result_);
   }
@@ -215,8 +229,16 @@ class Parser {
       const uint64_t type_at = r_.position();
       uint32_t type;
       if (!ReadU32(&type, "a value type")) return false;
+      // Only the first KV with the key, whatever its type, is the one a
+      // lookup resolves.
+      hash_this_array_ = hashes_ != nullptr && !hashed_key_seen_ && CStringKeyIs(key, hashes_->key());
+      hashed_key_seen_ = hashed_key_seen_ || hash_this_array_;
       Value value;
-      if (!ReadValue(type, type_at, &value, 0)) return false;
+      const bool read = ReadValue(type, type_at, &value, 0);
+      const bool hashed = hash_this_array_ && read && value.type == ValueType::kArray &&
+                          value.array.element_type == ValueType::kString;
+      hash_this_array_ = false;
+      if (!read) return false;
       // The compact KeyValue holds 32-bit positions: no KV may end past the
       // header limit, which is at most KeyValue::kMaxHeaderPosition.
       if (r_.position() > header_limit_) {
@@ -228,6 +250,7 @@ class Parser {
       if (value.type == ValueType::kArray && value.array.element_type == ValueType::kString) {
         kv.set_string_stats(value.array.max_string_length, value.array.empty_strings);
       }
+      if (hashed) hashes_->kv_index_ = static_cast<uint32_t>(header().kvs.size() - 1);
     }
     return true;
   }
@@ -296,7 +319,7 @@ class Parser {
     bool ok;
     switch (a.element_type) {
       case ValueType::kString:
-        ok = WalkStringArray(&a);
+        ok = WalkStringArray(&a, hash_this_array_ && depth == 0);
         break;
       case ValueType::kArray:
         ok = WalkNestedArrays(a, array_at, depth);
@@ -326,9 +349,12 @@ class Parser {
   // the chain and runs in parallel with it. About 20% faster than
   // `pos += sizeof(LenT) + len`, whose three-operand add sits on the chain.
   //
-  // Instantiated per length width and byte order, so that the loop tests
-  // neither per string.
-  template <typename LenT, ByteOrder kOrder>
+  // With kHash, each string's TextHash is stored into hashes_ (the token
+  // array, for GG9054): it hangs off the chain too, so it costs the loads
+  // and multiplies it adds, not a second walk. Instantiated per length
+  // width, byte order and hashing, so that the loop tests none of them per
+  // string.
+  template <typename LenT, ByteOrder kOrder, bool kHash>
   bool WalkStrings(ArrayView* a) {
     const uint8_t* const base = bytes_.data();
     const uint64_t size = bytes_.size();
@@ -337,7 +363,15 @@ class Parser {
     const uint8_t* fields = base + r_.position();
     uint64_t lengths = 0;
     uint64_t longest = 0, empties = 0;
-    const uint64_t count = a->count;
+    const uint64_t count = a->count;  // a local: the stores to `hashes` might alias *a
+    // The caller proved `count` strings of at least sizeof(LenT) bytes
+    // present (ReadArray), so this buffer is bounded by the input.
+    uint64_t* hashes = nullptr;
+    if constexpr (kHash) {
+      hashes_->buffer_.Reserve(count * sizeof(uint64_t));
+      hashes_->count_ = count;
+      hashes = reinterpret_cast<uint64_t*>(hashes_->buffer_.data());
+    }
     for (uint64_t i = 0; i < count; ++i, fields += sizeof(LenT)) {
       const uint64_t pos = static_cast<uint64_t>(fields - base) + lengths;  // this length field
       if (size - pos < sizeof(LenT)) {
@@ -353,6 +387,7 @@ class Parser {
         (void)r_.Skip(pos + sizeof(LenT) - r_.position());
         return Truncated(pos, EndOf(len), absl::StrCat("array string ", i, " of length ", len));
       }
+      if constexpr (kHash) hashes[i] = TextHash(fields + lengths + sizeof(LenT), len, size - pos - sizeof(LenT));
       lengths += len;
       longest = len > longest ? len : longest;
       empties += (len == 0);
@@ -363,13 +398,17 @@ class Parser {
     return r_.Skip(end - r_.position());
   }
 
-  bool WalkStringArray(ArrayView* a) {
+  bool WalkStringArray(ArrayView* a, bool hash) {
     const bool big = r_.order() == ByteOrder::kBig;
     if (length_size_ == 8) {
-      return big ? WalkStrings<uint64_t, ByteOrder::kBig>(a) : WalkStrings<uint64_t, ByteOrder::kLittle>(a);
+      if (hash) return big ? WalkStrings<uint64_t, kBigEndian, true>(a) : WalkStrings<uint64_t, kLittleEndian, true>(a);
+      return big ? WalkStrings<uint64_t, kBigEndian, false>(a) : WalkStrings<uint64_t, kLittleEndian, false>(a);
     }
-    return big ? WalkStrings<uint32_t, ByteOrder::kBig>(a) : WalkStrings<uint32_t, ByteOrder::kLittle>(a);
+    if (hash) return big ? WalkStrings<uint32_t, kBigEndian, true>(a) : WalkStrings<uint32_t, kLittleEndian, true>(a);
+    return big ? WalkStrings<uint32_t, kBigEndian, false>(a) : WalkStrings<uint32_t, kLittleEndian, false>(a);
   }
+  static constexpr ByteOrder kBigEndian = ByteOrder::kBig;
+  static constexpr ByteOrder kLittleEndian = ByteOrder::kLittle;
 
   bool WalkNestedArrays(const ArrayView& a, uint64_t array_at, uint32_t depth) {
     if (depth + 1 > limits().max_nesting_depth || depth + 1 > kHardMaxNestingDepth) {
@@ -444,13 +483,14 @@ class Parser {
   uint64_t kvs_start_ = 0;    // where the first KV starts
   uint64_t infos_start_ = 0;  // where the first tensor info starts
   uint64_t min_end_ = 0;      // the header's end if every KV and info took its minimum size
+  StringArrayHashes* const hashes_ = options_.hashes;
+  bool hash_this_array_ = false;  // the KV being read is the one hashes_ asks for
+  bool hashed_key_seen_ = false;
   // The policy's header limit, and never past what KeyValue can address.
   static_assert(kHardMaxHeaderBytes <= KeyValue::kMaxHeaderPosition);
   static_assert(kHardMaxHeaderBytes <= UINT32_MAX, "TensorInfo::offset is 32 bits");
   const uint64_t header_limit_ = std::min(options_.limits.max_header_bytes, kHardMaxHeaderBytes);
 };
-
-}  // namespace
 
 ParseResult ParseHeader(absl::Span<const uint8_t> bytes, const ParseOptions& options, FindingSink& sink) {
   return Parser(bytes, options, sink).Run();

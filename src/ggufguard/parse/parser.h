@@ -10,13 +10,46 @@
 #define GGUFGUARD_PARSE_PARSER_H_
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "absl/types/span.h"
+#include "ggufguard/base/page_buffer.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
 
 namespace ggufguard {
+
+class Parser;
+
+// The TextHash (base/text_hash.h) of the bytes of every string of one
+// string array, computed by the parser in the walk that proves the strings'
+// lengths: that walk is a chain of dependent loads with issue slots to
+// spare, and a second walk only to hash costs more (GG9054, duplicate
+// tokens, reads them; docs/performance.md, "Cost of each rule"). The parser
+// fills it for the first KV whose key, read as a C string, is key(): the KV
+// that gguf_find_key and KeyIndex::Find resolve. The hashes are of the
+// whole strings, NULs included.
+class StringArrayHashes {
+ public:
+  explicit StringArrayHashes(std::string_view key) : key_(key) {}
+  StringArrayHashes(const StringArrayHashes&) = delete;
+  StringArrayHashes& operator=(const StringArrayHashes&) = delete;
+
+  std::string_view key() const { return key_; }
+  // The index in GgufHeader::kvs of the array the last parse hashed, or
+  // nullopt when it found no such string array.
+  std::optional<uint32_t> kv_index() const { return kv_index_; }
+  absl::Span<const uint64_t> hashes() const { return {reinterpret_cast<const uint64_t*>(buffer_.data()), count_}; }
+
+ private:
+  friend class Parser;
+  std::string_view key_;
+  ReusedBuffer buffer_;  // kept by the thread for its next parse
+  std::optional<uint32_t> kv_index_;
+  uint64_t count_ = 0;
+};
 
 struct ParseOptions {
   Limits limits;
@@ -24,6 +57,8 @@ struct ParseOptions {
   // out of bytes then yields kNeedMoreBytes rather than a truncation finding,
   // so a source can read more and parse again.
   bool complete = true;
+  // When set, filled as its comment says (and emptied first).
+  StringArrayHashes* hashes = nullptr;
 };
 
 enum class ParseStatus {

@@ -20,6 +20,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/base/text_hash.h"
+#include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -243,44 +244,6 @@ bool StringsHoldNul(const ArrayView& a) {
   return nul;
 }
 
-// The TextHash of every string's bytes into `screen`, in one walk: the
-// chain of length loads the parser's walk is, with each string's hash and
-// its store into the screen hanging off it. A loop of its own rather than
-// a step of the parser's walk: there, beside bounds checks and statistics
-// that already fill the core's issue slots, the same hashing measured no
-// cheaper than this second walk (docs/performance.md, "Cost of each
-// rule"). Instantiated per length width and byte order, and out of line: inlined
-// into its caller, GCC kept the running sum of lengths, the chain itself,
-// on the stack. False when a length leaves the array, which the parser has
-// excluded.
-template <typename LenT, ByteOrder kOrder>
-[[gnu::noinline]] bool HashStringsOf(const ArrayView& a, HashScreen& screen) {
-  const uint8_t* const data = a.element_bytes.data();
-  const uint64_t size = a.element_bytes.size();
-  const uint64_t count = a.count;  // a local: the screen's stores might alias `a`
-  const uint8_t* fields = data;
-  uint64_t lengths = 0;
-  for (uint64_t i = 0; i < count; ++i, fields += sizeof(LenT)) {
-    const uint64_t at = static_cast<uint64_t>(fields - data) + lengths;  // this length field
-    if (size - at < sizeof(LenT)) return false;
-    const uint64_t len = LoadUnsigned<LenT>(fields + lengths, kOrder);
-    const uint64_t room = size - at - sizeof(LenT);  // readable from the text on
-    if (len > room) return false;
-    screen.Add(TextHash(fields + lengths + sizeof(LenT), len, room));
-    lengths += len;
-  }
-  return true;
-}
-
-bool HashStrings(const ArrayView& a, HashScreen& screen) {
-  const bool big = a.order == ByteOrder::kBig;
-  if (a.length_size == 8) {
-    return big ? HashStringsOf<uint64_t, ByteOrder::kBig>(a, screen)
-               : HashStringsOf<uint64_t, ByteOrder::kLittle>(a, screen);
-  }
-  return big ? HashStringsOf<uint32_t, ByteOrder::kBig>(a, screen) : HashStringsOf<uint32_t, ByteOrder::kLittle>(a, screen);
-}
-
 // llama.cpp's vocabulary loader maps every token's text to its id and
 // asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
 // token_to_id.size())): a repeated token aborts the load. The text is what
@@ -288,7 +251,7 @@ bool HashStrings(const ArrayView& a, HashScreen& screen) {
 // one becomes "[EMPTY_<id>]". A first pass keeps only 64-bit hashes, the
 // common case; the texts are compared only when two hashes meet.
 // (GG9054, found by the loader oracle: fuzz/oracle.)
-void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
+void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const KeyValue& tokens_kv, const ArrayView& tokens) {
   const KeyValue* model = keys.Find("tokenizer.ggml.model");
   if (model == nullptr || model->type() != ValueType::kString) return;  // llama.cpp refuses the file
   const std::string_view name = model->value().AsString();
@@ -302,16 +265,20 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
     renamed = absl::StrCat("[EMPTY_", i, "]");
     return renamed;
   };
-  // The hash of each token's text goes into the screen. Every text is the
-  // token's bytes unless a token is empty (llama.cpp renames it) or holds a
-  // NUL (llama.cpp cuts it there): then the texts are built as llama.cpp
-  // names them, a slower walk no real vocabulary takes. The screen's
-  // memory is bounded by the input: the parser proved the array's strings
-  // are there, 4 bytes of file or more each.
+  // The hash of each token's text goes into the screen: the parser's,
+  // computed in its walk of this array, when every text is the token's
+  // bytes (no token empty, which llama.cpp renames, or holding a NUL, which
+  // it cuts at); else, or when the parser did not hash it (a caller
+  // without ParseOptions::hashes), computed here from the texts as
+  // llama.cpp names them. The screen's memory is bounded by the input: the
+  // parser proved the array's strings are there, 4 bytes of file or more
+  // each.
   HashScreen screen(tokens.count);
+  const StringArrayHashes* parsed = ctx.token_hashes;
   std::string renamed;
-  if (tokens.empty_strings == 0 && !StringsHoldNul(tokens)) {
-    if (!HashStrings(tokens, screen)) return;  // the parser proved the walk: a bug otherwise
+  if (parsed != nullptr && parsed->kv_index().has_value() && &ctx.header.kvs[*parsed->kv_index()] == &tokens_kv &&
+      parsed->hashes().size() == tokens.count && tokens.empty_strings == 0 && !StringsHoldNul(tokens)) {
+    for (uint64_t h : parsed->hashes()) screen.Add(h);
   } else {
     const uint8_t* const array_end = tokens.element_bytes.data() + tokens.element_bytes.size();
     ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
@@ -343,12 +310,13 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const ArrayVie
 }  // namespace
 
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
-  const std::optional<ArrayView> tokens = ArrayOf(keys.Find("tokenizer.ggml.tokens"), ValueType::kString);
+  const KeyValue* tokens_kv = keys.Find(kTokenArrayKey);
+  const std::optional<ArrayView> tokens = ArrayOf(tokens_kv, ValueType::kString);
   if (tokens.has_value()) CheckLengths(ctx, keys, tokens->count);
   CheckTokenTypes(ctx, keys, tokens ? &*tokens : nullptr);
   if (std::optional<uint64_t> n_vocab = VocabularySize(keys)) CheckSpecialTokenIds(ctx, keys, *n_vocab);
   if (tokens.has_value() && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
-  if (tokens.has_value()) CheckDuplicateTokens(ctx, keys, *tokens);
+  if (tokens.has_value()) CheckDuplicateTokens(ctx, keys, *tokens_kv, *tokens);
 }
 
 }  // namespace ggufguard
