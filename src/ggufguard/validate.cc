@@ -14,6 +14,12 @@
 namespace ggufguard {
 namespace {
 
+// The parser hashes the token array for GG9054 (StringArrayHashes), only
+// when the policy runs that rule.
+StringArrayHashes* TokenHashesWanted(const Policy& policy, StringArrayHashes& hashes) {
+  return policy.Enabled(RuleId::kDuplicateToken) ? &hashes : nullptr;
+}
+
 // Phase 1: every rule that reads only the header. CheckAlignment and
 // CheckTensorInfos fix the data offset and the tensors' sizes that later
 // rules, and DataLayoutBoundaries, read.
@@ -92,7 +98,7 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHash
 Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
   StringArrayHashes token_hashes(kTokenArrayKey);
-  ParseOptions options{policy.limits, /*complete=*/true, &token_hashes};
+  ParseOptions options{policy.limits, /*complete=*/true, TokenHashesWanted(policy, token_hashes)};
   ParseResult parsed = ParseHeader(file, options, sink);
   FileView view(file, nullptr);
   MemorySource memory(file);
@@ -129,7 +135,8 @@ class PrefixReader {
       // A stream that is a prefix of a larger file (file_size_) is never
       // the whole file: running out of it is not the file's truncation.
       const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
-      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete, hashes}, **sink);
+      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete, TokenHashesWanted(policy, *hashes)},
+                            **sink);
       if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
       const uint64_t needed = parsed->bytes_needed;
       if (stream_ != nullptr && file_size_ && size_.has_value() && !complete) {
