@@ -476,15 +476,16 @@ TEST(LoaderAssertRulesTest, RepeatedTokensInTheArrayLlamaCppReads) {
       {build(shadow, repeated, tokens, distinct), true},    // "k\0x" is read as "k", and comes first
       {build(tokens, distinct, shadow, repeated), false},
   };
+  const Policy policy = DefaultPolicy();  // outlives the sinks, which keep a reference
   for (size_t i = 0; i < cases.size(); ++i) {
     const Report r = Check(cases[i].file);
     EXPECT_EQ(CountRule(r, RuleId::kDuplicateToken), cases[i].expect_repeat ? 1u : 0u) << i;
     // The rule family alone over a parse without the parser's hashes.
-    FindingSink sink(DefaultPolicy());
-    ParseResult parsed = ParseHeader(cases[i].file.bytes, ParseOptions{DefaultPolicy().limits, true}, sink);
+    FindingSink sink(policy);
+    ParseResult parsed = ParseHeader(cases[i].file.bytes, ParseOptions{policy.limits, true}, sink);
     ASSERT_EQ(parsed.status, ParseStatus::kOk);
     FileView view(cases[i].file.bytes, nullptr);
-    RuleContext ctx{parsed.header, view, sink, DefaultPolicy()};
+    RuleContext ctx{parsed.header, view, sink, policy};
     CheckTokenizer(ctx, KeyIndex(parsed.header));
     const std::vector<Finding> findings = sink.TakeSorted();
     const size_t repeats = static_cast<size_t>(std::count_if(

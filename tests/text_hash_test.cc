@@ -165,9 +165,10 @@ TEST(TextHashTest, NoRealVocabularyLooksRepeated) {
   }
   files.emplace_back("smollm2-like", bench::SmolLm2LikeBuilder(1).Build().bytes);
   size_t vocabularies = 0;
+  const Policy policy = DefaultPolicy();  // outlives the sinks, which keep a reference
   for (const auto& [name, bytes] : files) {
-    FindingSink sink(DefaultPolicy());
-    ParseResult parsed = ParseHeader(bytes, ParseOptions{DefaultPolicy().limits, true}, sink);
+    FindingSink sink(policy);
+    ParseResult parsed = ParseHeader(bytes, ParseOptions{policy.limits, true}, sink);
     if (parsed.status != ParseStatus::kOk) continue;
     const KeyValue* kv = parsed.header.Find("tokenizer.ggml.tokens");
     if (kv == nullptr || kv->type() != ValueType::kArray || kv->value().array.element_type != ValueType::kString) continue;

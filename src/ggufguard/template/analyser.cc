@@ -1142,10 +1142,13 @@ class Analyser {
       } else if (nsv && nsv->origin == Origin::kRoot && nsv->root != "namespace()") {
         Emit(Kind::kGlobalsHelper, t.begin, absl::StrCat(ExprText(target), ": sets an attribute of ", EscapeForDisplay(nsv->root, 40)));
       }
-      NoteNamespaceValue(v);
       // Set through any name but the one it was made as (a macro's
       // parameter, a loop's target, {% with %}), it may be any namespace's.
+      // Read before NoteNamespaceValue, whose Assign may rehash the scope
+      // that `nsv` points into.
       const bool maker = nsv && nsv->origin == Origin::kRoot && nsv->root == "namespace()" && nsv->ns_slot == ns.name;
+      nsv = nullptr;
+      NoteNamespaceValue(v);
       if (!maker) {
         auto [it, fresh] = untracked_namespace_attributes_.try_emplace(std::string(t.name), v);
         if (!fresh) it->second = Join(it->second, v);
