@@ -338,6 +338,33 @@ TEST(ParserIncompleteTest, EveryPrefixAsksForMoreWithinTheHeader) {
   }
 }
 
+// A prefix parses on past counts whose minimum it does not hold (to learn
+// the KVs' average size), but an error it meets there is no verdict: the
+// whole file may end before the counts' minimum, and then the verdict is
+// the truncation at the counts (fuzzers found both orders disagreeing).
+TEST(ParserIncompleteTest, ErrorPastUnprovenCountsAsksForTheCountsMinimum) {
+  BuiltFile f = GgufBuilder()
+                    .AddKv("a.b", GgufValue::U8(1))
+                    .AddKv("c.d", GgufValue::StrWithLength("x", uint64_t{1} << 40))
+                    .set_kv_count(2048)
+                    .Build();
+  const Policy policy = testing::StructuralPolicy();
+  FindingSink whole_sink(policy);
+  ParseResult whole = ParseHeader(f.bytes, ParseOptions{policy.limits, /*complete=*/true}, whole_sink);
+  ASSERT_EQ(whole.status, ParseStatus::kFailed);
+  std::vector<Finding> whole_findings = whole_sink.TakeSorted();
+  ASSERT_EQ(whole_findings.size(), 1u);
+  EXPECT_EQ(whole_findings[0].rule, RuleId::kTruncated);
+  EXPECT_EQ(whole_findings[0].offset, kKvCountOffset);
+
+  FindingSink prefix_sink(policy);
+  ParseResult prefix = ParseHeader(f.bytes, ParseOptions{policy.limits, /*complete=*/false}, prefix_sink);
+  ASSERT_EQ(prefix.status, ParseStatus::kNeedMoreBytes);
+  // 24 bytes of file header, then 2048 KVs of at least their minimum size.
+  EXPECT_GT(prefix.bytes_needed, uint64_t{24} + 2048 * 8);
+  EXPECT_GE(prefix.bytes_expected, prefix.bytes_needed);
+}
+
 TEST(ParserIncompleteTest, ImpossibleSizeAsksForTheUnreachable) {
   BuiltFile f = GgufBuilder().AddKv("k", GgufValue::StrWithLength("x", UINT64_MAX)).Build();
   Policy policy = testing::StructuralPolicy();

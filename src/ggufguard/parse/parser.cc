@@ -62,12 +62,7 @@ class Parser {
   // Running out of bytes: a finding for a whole file, a request for more
   // bytes for a prefix. `field` is where the field that needs them starts.
   bool Truncated(uint64_t field, uint64_t needed_end, std::string_view what) {
-    if (!options_.complete && needed_end > bytes_.size()) {
-      result_.status = ParseStatus::kNeedMoreBytes;
-      result_.bytes_needed = needed_end;
-      result_.bytes_expected = std::max(needed_end, ExpectedHeaderEnd());
-      return false;
-    }
+    if (!options_.complete && needed_end > bytes_.size()) return NeedMoreBytes(needed_end);
     std::string need = needed_end == kUnreachable ? std::string("more than 2^64 bytes")
                                                    : absl::StrCat("at least ", needed_end, " bytes");
     sink_.Add(RuleId::kTruncated, field,
@@ -99,7 +94,20 @@ class Parser {
     return std::max(end, min_end_);
   }
 
+  // A prefix too short for a verdict: the caller reads at least
+  // `needed_end` bytes (and the counts' minimum while it is unproven).
+  bool NeedMoreBytes(uint64_t needed_end) {
+    result_.status = ParseStatus::kNeedMoreBytes;
+    result_.bytes_needed = counts_proven_ ? needed_end : std::max(needed_end, min_end_);
+    result_.bytes_expected = std::max(result_.bytes_needed, ExpectedHeaderEnd());
+    return false;
+  }
+
   bool Fail(RuleId id, uint64_t offset, std::string message) {
+    // Past unproven counts a prefix's error is no verdict: the whole file
+    // may be shorter than the counts' minimum, and then its verdict is the
+    // truncation that a complete parse reports before reading any KV.
+    if (!counts_proven_) return NeedMoreBytes(min_end_);
     sink_.Add(id, offset, std::move(message));
     result_.status = ParseStatus::kFailed;
     return false;
@@ -216,7 +224,10 @@ class Parser {
     // A prefix goes on with the KVs it holds, each proven as it is read, so
     // that the source learns their average size (ExpectedHeaderEnd) and
     // reads the rest at once; nothing is reserved from the counts.
-    if (!options_.complete) return true;
+    if (!options_.complete) {
+      counts_proven_ = false;
+      return true;
+    }
     return Truncated(kv_count_at, EndOf(min_total),
                      absl::StrCat(header().kv_count, " KVs and ", header().tensor_count, " tensor infos"));
   }
@@ -483,6 +494,9 @@ class Parser {
   uint64_t kvs_start_ = 0;    // where the first KV starts
   uint64_t infos_start_ = 0;  // where the first tensor info starts
   uint64_t min_end_ = 0;      // the header's end if every KV and info took its minimum size
+  // False while a prefix parses on past counts whose minimum size it does
+  // not hold: any error then asks for more bytes (Fail).
+  bool counts_proven_ = true;
   StringArrayHashes* const hashes_ = options_.hashes;
   bool hash_this_array_ = false;  // the KV being read is the one hashes_ asks for
   bool hashed_key_seen_ = false;
