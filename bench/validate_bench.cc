@@ -387,7 +387,11 @@ constexpr NamedFamily kFamilies[] = {
     {"tensor_infos", [](RuleContext& c, const KeyIndex&) { CheckTensorInfos(c); }},
     {"known_keys", [](RuleContext& c, const KeyIndex& k) { CheckKnownKeys(c, k); }},
     {"tokenizer", [](RuleContext& c, const KeyIndex& k) { CheckTokenizer(c, k); }},
-    {"chat_templates", [](RuleContext& c, const KeyIndex&) { CheckChatTemplates(c); }},
+    {"chat_templates",
+     [](RuleContext& c, const KeyIndex&) {
+       TemplateDigests digests;
+       CheckChatTemplates(c, digests);
+     }},
     {"resource_use", [](RuleContext& c, const KeyIndex& k) { CheckResourceUse(c, k); }},
     {"loader_asserts", [](RuleContext& c, const KeyIndex& k) { CheckLoaderAsserts(c, k); }},
     {"key_readings",

@@ -123,8 +123,7 @@ TEST(TemplateRulesTest, AliasesOfTheTemplateKeyAreScannedAndHashed) {
     Report r = Check(f);
     EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess, testing::KvAt(f, m.kvs.size() - 1).string_bytes() + 6))
         << "'" << alias << "'\n" << testing::Describe(r);
-    uint64_t not_listed = 0;
-    EXPECT_EQ(ChatTemplateDigests(r.header, 100, &not_listed).size(), 2u) << alias;
+    EXPECT_EQ(r.templates.listed.size(), 2u) << alias;
   }
   std::string scratch;
   EXPECT_FALSE(IsChatTemplateAlias("tokenizer.chat_templates ", &scratch));
@@ -161,9 +160,8 @@ TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {
   m.Set("tokenizer.chat_template.empty", GgufValue::Str(""));
   BuiltFile f = m.Build();
   Report r = Check(f);
-  uint64_t not_listed = 0;
-  std::vector<TemplateDigest> d = ChatTemplateDigests(r.header, 100, &not_listed);
-  EXPECT_EQ(not_listed, 0u);
+  const std::vector<TemplateDigest>& d = r.templates.listed;
+  EXPECT_EQ(r.templates.not_listed, 0u);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].key, "tokenizer.chat_template");
   EXPECT_EQ(d[0].offset, m.Kv(f, "tokenizer.chat_template").string_bytes());
@@ -178,6 +176,50 @@ TEST(TemplateRulesTest, DigestsAreSha256OfEachTemplate) {
   EXPECT_EQ(templates[0]["bytes"], 3);
   EXPECT_EQ(templates[0]["offset"], d[0].offset);
   EXPECT_EQ(templates[0]["sha256"], d[0].sha256);
+}
+
+// The report's template list comes from the rules' one analysis, under the
+// policy's limits: a gatekeeper that caps template size to bound CPU gets no
+// analysis in any format (issue 32), and the default still lists the roots.
+TEST(TemplateRulesTest, ReportedRootsComeFromTheAnalysisUnderThePolicy) {
+  TinyModel m = MakeTinyModel();
+  const std::string tmpl = "{{ lipsum }}{# " + std::string(200, 'x') + " #}";
+  m.Set("tokenizer.chat_template", GgufValue::Str(tmpl));
+  BuiltFile f = m.Build();
+
+  Report full = Check(f);
+  ASSERT_EQ(full.templates.listed.size(), 1u);
+  EXPECT_EQ(full.templates.listed[0].roots, std::vector<std::string>{"lipsum"});
+
+  Policy capped = DefaultPolicy();
+  capped.limits.max_chat_template_bytes = 64;
+  Report r = Check(f, capped);
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kChatTemplateTooLarge));
+  ASSERT_EQ(r.templates.listed.size(), 1u);
+  EXPECT_EQ(r.templates.listed[0].sha256, full.templates.listed[0].sha256);
+  EXPECT_TRUE(r.templates.listed[0].roots.empty());
+  nlohmann::json doc = nlohmann::json::parse(RenderJson({FileOutcome{"m.gguf", &r, ""}}, "capped"));
+  EXPECT_TRUE(doc["files"][0]["templates"][0]["roots"].empty());
+}
+
+// Keys past the listed ones are still judged, with the listed keys'
+// analysis reused rather than redone, and counted as not listed.
+TEST(TemplateRulesTest, TemplatesPastTheListAreJudgedAndCounted) {
+  TinyModel m = MakeTinyModel();
+  for (int i = 0; i < 5; ++i) m.Set(absl::StrCat("tokenizer.chat_template.t", i), GgufValue::Str("{{ x.__class__ }}"));
+  BuiltFile f = m.Build();
+  Policy p = DefaultPolicy();
+  p.limits.max_list_entries = 2;
+  Report r = Check(f, p);
+  size_t template_keys = 0;
+  for (const auto& kv : m.kvs) template_keys += IsChatTemplateKey(kv.first);
+  ASSERT_GE(template_keys, 5u);
+  EXPECT_EQ(r.templates.listed.size(), 2u);
+  EXPECT_EQ(r.templates.not_listed, template_keys - 2);
+  for (int i = 0; i < 5; ++i) {
+    const std::string key = absl::StrCat("tokenizer.chat_template.t", i);
+    EXPECT_TRUE(HasFinding(r, RuleId::kChatTemplateDunderAccess, m.Kv(f, key).string_bytes() + 5)) << key;
+  }
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckTensorInfos(ctx);
   CheckKnownKeys(ctx, keys);
   CheckTokenizer(ctx, keys);
-  CheckChatTemplates(ctx);
+  CheckChatTemplates(ctx, report.templates);
   CheckResourceUse(ctx, keys);
   CheckLoaderAsserts(ctx, keys);
   const size_t max_list = policy.limits.max_list_entries;

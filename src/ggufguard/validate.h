@@ -18,6 +18,7 @@
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/rules/loader_rules.h"
+#include "ggufguard/rules/template_rules.h"
 
 namespace ggufguard {
 
@@ -35,6 +36,9 @@ struct Report {
   // JSON report; bounded by the policy's max_list_entries (FindKeyReadings).
   std::vector<KeyReadings> key_collisions;
   uint64_t key_collisions_suppressed = 0;  // groups not listed
+  // The chat templates' digests, roots and folded names, computed by the
+  // template rules under the policy's limits (renderers only print them).
+  TemplateDigests templates;
   // The policy's bound on every other list a renderer builds from the header
   // (templates): a report never grows with the number of items in a file.
   uint32_t max_list_entries = 100;

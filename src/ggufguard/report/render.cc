@@ -56,14 +56,13 @@ std::string ShortValue(const Value& v);
 // templates it has reviewed: at most the policy's max_list_entries, the rest
 // counted in templates_suppressed.
 void AddTemplates(const Report& r, Json& f) {
-  uint64_t not_listed = 0;
   Json out = Json::array();
-  for (const TemplateDigest& d : ChatTemplateDigests(r.header, r.max_list_entries, &not_listed)) {
+  for (const TemplateDigest& d : r.templates.listed) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
                    {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names}});
   }
   f["templates"] = std::move(out);
-  f["templates_suppressed"] = not_listed;
+  f["templates_suppressed"] = r.templates.not_listed;
 }
 
 // For each group of colliding keys (GG3011/GG3012), the value each kind of

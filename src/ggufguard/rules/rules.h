@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/rules/template_rules.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/rules/known_keys.h"
 #include "ggufguard/findings/policy.h"
@@ -96,8 +97,11 @@ class RuleReporter {
 void CheckKnownKeys(RuleContext& ctx, const KeyIndex& keys);
 // 7xxx: the vocabulary arrays, special token ids, byte tokens, merges.
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys);
-// 8xxx: every tokenizer.chat_template* value, through ScanChatTemplate.
-void CheckChatTemplates(RuleContext& ctx);
+// 8xxx: every tokenizer.chat_template* value, through AnalyseChatTemplate
+// under the policy's limits. Also fills the report's template list (digest,
+// roots, folded names) from the same analysis, so that no renderer analyses
+// a template again, and none with other limits than the policy's.
+void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests);
 // 9xxx: what a loader would allocate (KV cache, vocabulary, header objects)
 // against the policy limits.
 void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);

@@ -59,14 +59,24 @@ bool IsChatTemplateAlias(std::string_view key, std::string* scratch) {
 // distinct templates that have some, and of the last one analysed, are kept
 // too (an issue holds a message: this bounds what they take). A template
 // with issues past those is analysed again, in time linear in its bytes.
+// The templates the report lists (the first max_list_entries keys) keep
+// their whole analysis and digest, at most one per listed key.
 constexpr size_t kRememberedWithIssues = 64;
 
-void CheckChatTemplates(RuleContext& ctx) {
+void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests) {
   TemplateScanOptions options;
   options.max_bytes = ctx.policy.limits.max_chat_template_bytes;
   options.max_issues = ctx.policy.limits.max_findings_per_rule;
   options.max_iterations = ctx.policy.limits.max_chat_template_iterations;
   options.max_output_bytes = ctx.policy.limits.max_chat_template_output_bytes;
+  const size_t max_listed = ctx.policy.limits.max_list_entries;
+  digests = {};
+  struct ListedScan {
+    TemplateScan scan;
+    std::string sha256;
+  };
+  absl::flat_hash_map<std::string_view, size_t> listed_index;  // template bytes -> listed_scans
+  std::vector<ListedScan> listed_scans;
   absl::flat_hash_set<std::string_view> clean;
   absl::flat_hash_map<std::string_view, std::vector<TemplateIssue>> with_issues;
   std::optional<std::string_view> last;
@@ -76,24 +86,36 @@ void CheckChatTemplates(RuleContext& ctx) {
     if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
     const Value value = kv.value();
     const std::string_view tmpl = value.AsString();
-    if (clean.contains(tmpl)) continue;
     const std::vector<TemplateIssue>* issues;
-    if (auto it = with_issues.find(tmpl); it != with_issues.end()) {
-      issues = &it->second;
-    } else if (last == tmpl) {
-      issues = &last_issues;
+    if (digests.listed.size() < max_listed) {
+      auto [it, first_time] = listed_index.try_emplace(tmpl, listed_scans.size());
+      if (first_time) listed_scans.push_back({AnalyseChatTemplate(tmpl, options), Sha256Hex(tmpl)});
+      const ListedScan& listed = listed_scans[it->second];
+      digests.listed.push_back(TemplateDigest{kv.key(), value.offset, tmpl.size(), listed.sha256, listed.scan.roots,
+                                              listed.scan.folded_names});
+      issues = &listed.scan.issues;
     } else {
-      std::vector<TemplateIssue> found = ScanChatTemplate(tmpl, options);
-      if (found.empty()) {
-        clean.insert(tmpl);
-        continue;
-      }
-      if (with_issues.size() < kRememberedWithIssues) {
-        issues = &with_issues.emplace(tmpl, std::move(found)).first->second;
-      } else {
-        last = tmpl;
-        last_issues = std::move(found);
+      ++digests.not_listed;
+      if (clean.contains(tmpl)) continue;
+      if (auto listed = listed_index.find(tmpl); listed != listed_index.end()) {
+        issues = &listed_scans[listed->second].scan.issues;
+      } else if (auto it = with_issues.find(tmpl); it != with_issues.end()) {
+        issues = &it->second;
+      } else if (last == tmpl) {
         issues = &last_issues;
+      } else {
+        std::vector<TemplateIssue> found = ScanChatTemplate(tmpl, options);
+        if (found.empty()) {
+          clean.insert(tmpl);
+          continue;
+        }
+        if (with_issues.size() < kRememberedWithIssues) {
+          issues = &with_issues.emplace(tmpl, std::move(found)).first->second;
+        } else {
+          last = tmpl;
+          last_issues = std::move(found);
+          issues = &last_issues;
+        }
       }
     }
     for (const TemplateIssue& issue : *issues) {
@@ -104,24 +126,6 @@ void CheckChatTemplates(RuleContext& ctx) {
       });
     }
   }
-}
-
-std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed) {
-  std::vector<TemplateDigest> out;
-  *not_listed = 0;
-  std::string scratch;
-  for (const KeyValue& kv : header.kvs) {
-    if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
-    if (out.size() == max_listed) {
-      ++*not_listed;
-      continue;
-    }
-    std::string_view tmpl = kv.value().AsString();
-    TemplateScan scan = AnalyseChatTemplate(tmpl);
-    out.push_back(TemplateDigest{kv.key(), kv.value().offset, tmpl.size(), Sha256Hex(tmpl), std::move(scan.roots),
-                                 std::move(scan.folded_names)});
-  }
-  return out;
 }
 
 }  // namespace ggufguard

@@ -40,12 +40,13 @@ struct TemplateDigest {
   std::vector<std::string> folded_names;
 };
 
-// One per string-valued template key, in file order, for the first
-// `max_listed` of them; the others are counted in *not_listed (a header may
-// hold a million template keys). Hashes the templates it lists, so it runs
-// when a report is rendered, not during validation, and analyses them
-// again (with the default limits) for their roots and folded names.
-std::vector<TemplateDigest> ChatTemplateDigests(const GgufHeader& header, size_t max_listed, uint64_t* not_listed);
+// The report's list of templates: one digest per string-valued template key,
+// in file order, for the first max_list_entries of them; the others are
+// counted (a header may hold a million template keys).
+struct TemplateDigests {
+  std::vector<TemplateDigest> listed;
+  uint64_t not_listed = 0;
+};
 
 }  // namespace ggufguard
 
