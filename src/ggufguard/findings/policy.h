@@ -17,39 +17,10 @@
 namespace ggufguard {
 
 struct Limits {
-  uint64_t max_tensor_count = uint64_t{1} << 20;
-  uint64_t max_kv_count = uint64_t{1} << 20;
-  uint64_t max_string_length = uint64_t{1} << 30;  // ggml's GGUF_MAX_STRING_LENGTH
-  uint64_t max_array_length = uint64_t{1} << 30;   // ggml's GGUF_MAX_ARRAY_ELEMENTS
-  uint32_t max_nesting_depth = 4;                  // arrays inside arrays
-  uint64_t max_key_length = 65535;                 // the spec's bound
-  uint64_t max_tensor_name_length = 63;            // GGML_MAX_NAME - 1
-  uint64_t max_header_bytes = uint64_t{1} << 30;   // everything before the data section
-  uint64_t min_alignment = 1;
-  uint64_t max_alignment = uint64_t{1} << 20;      // ggml accepts 2^31: a pad that hides gigabytes
-  uint32_t max_findings_per_rule = 100;            // the rest are counted, not listed
-  // Entries of every other list in a report (templates, key collision
-  // groups, the keys listed in those groups); the rest are counted.
-  uint32_t max_list_entries = 100;
-  // Semantic limits (docs/policy.md). Each is far above every real model so
-  // that only absurd values, which exist to exhaust a loader, trip them.
-  uint64_t max_chat_template_bytes = uint64_t{1} << 20;  // real templates are < 64 KiB
-  // What one render may be made to do (GG8014): loop iterations, range and
-  // list sizes; bytes one expression makes. Real templates loop over the
-  // messages and use ranges and padding of a few dozen.
-  uint64_t max_chat_template_iterations = 1000000;
-  uint64_t max_chat_template_output_bytes = uint64_t{16} << 20;
-  uint64_t max_kv_cache_bytes = uint64_t{1} << 44;       // 16 TiB; Llama 4 Scout at 10M context is ~2 TiB
-  uint64_t max_vocab_size = uint64_t{1} << 22;           // tokens or merges; real vocabularies are < 300k
-  uint64_t max_header_memory_bytes = uint64_t{1} << 28;  // 256 MiB of loader objects for the header
-  // --deep (GG6009-GG6011): how many bytes of tensor data to check at most
-  // (the rest is GG6010), and how many bad values to list per tensor (the
-  // rest are counted).
-  uint64_t max_deep_bytes = UINT64_MAX;
-  uint32_t max_deep_findings_per_tensor = 8;
+#define GGUFGUARD_LIMIT(type, name, default_value) type name = default_value;
+#include "ggufguard/findings/limits.def"
+#undef GGUFGUARD_LIMIT
 };
-// policy_file.cc names every field of Limits; it static_asserts on
-// sizeof(Limits) so that a new field cannot be left out of policy files.
 
 // The hard ceiling on nesting depth whatever a policy file says: the parser
 // recurses once per level.

@@ -23,36 +23,12 @@ struct LimitField {
   std::variant<uint64_t Limits::*, uint32_t Limits::*> member;
 };
 
-// Every field of Limits, by the name it has in C++.
+// Every field of Limits, by the name it has in C++ (limits.def).
 constexpr LimitField kLimitFields[] = {
-    {"max_tensor_count", &Limits::max_tensor_count},
-    {"max_kv_count", &Limits::max_kv_count},
-    {"max_string_length", &Limits::max_string_length},
-    {"max_array_length", &Limits::max_array_length},
-    {"max_nesting_depth", &Limits::max_nesting_depth},
-    {"max_key_length", &Limits::max_key_length},
-    {"max_tensor_name_length", &Limits::max_tensor_name_length},
-    {"max_header_bytes", &Limits::max_header_bytes},
-    {"min_alignment", &Limits::min_alignment},
-    {"max_alignment", &Limits::max_alignment},
-    {"max_findings_per_rule", &Limits::max_findings_per_rule},
-    {"max_list_entries", &Limits::max_list_entries},
-    {"max_chat_template_bytes", &Limits::max_chat_template_bytes},
-    {"max_chat_template_iterations", &Limits::max_chat_template_iterations},
-    {"max_chat_template_output_bytes", &Limits::max_chat_template_output_bytes},
-    {"max_kv_cache_bytes", &Limits::max_kv_cache_bytes},
-    {"max_vocab_size", &Limits::max_vocab_size},
-    {"max_header_memory_bytes", &Limits::max_header_memory_bytes},
-    {"max_deep_bytes", &Limits::max_deep_bytes},
-    {"max_deep_findings_per_tensor", &Limits::max_deep_findings_per_tensor},
+#define GGUFGUARD_LIMIT(type, name, default_value) {#name, &Limits::name},
+#include "ggufguard/findings/limits.def"
+#undef GGUFGUARD_LIMIT
 };
-// A field added to Limits changes its size (16 u64 and 4 u32 fields; the
-// u32 nesting depth is padded to 8, the two u32 list limits share 8 bytes,
-// the last u32 is padded to 8) or
-// fills padding: name it in kLimitFields and docs/policy.md, then update
-// these numbers.
-static_assert(sizeof(Limits) == 152, "Limits changed: name the new field in kLimitFields");
-static_assert(std::size(kLimitFields) == 20);
 
 // Error with the document and the field path, e.g. "p.json: limits.max_kv_count: ...".
 absl::Status Bad(std::string_view origin, std::string_view path, std::string_view what) {

@@ -10,12 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ggufguard/base/version.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
 
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr std::string_view kToolVersion = "0.1.0";
 
 // What one input gave: a report, or the reason it could not be read.
 struct FileOutcome {
