@@ -5,6 +5,7 @@
 #include <random>
 #include <string_view>
 
+#include "ggufguard/format/ggml_type.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/format/value_type.h"
 #include "ggufguard/parse/parser.h"
@@ -206,8 +207,10 @@ class Mutator {
         return kTypes[Rand(std::size(kTypes))];
       }
       case FieldKind::kGgmlType: {
-        static constexpr uint64_t kOdd[] = {4, 5, 9, 15, 31, 36, 38, 39, 40, 41, 42, 43, 44, 255, 0x80000000, 0xFFFFFFFF};
-        return Rand(2) ? Rand(43) : kOdd[Rand(std::size(kOdd))];
+        // Removed, intermediate and the newest ids, the first unknown ones, and far ones.
+        static constexpr uint64_t kOdd[] = {4, 5, 9, 15, 31, 36, 38, 39, 40, 41, 42, kFirstUnknownGgmlType,
+                                            kFirstUnknownGgmlType + 1, 255, 0x80000000, 0xFFFFFFFF};
+        return Rand(2) ? Rand(kFirstUnknownGgmlType) : kOdd[Rand(std::size(kOdd))];
       }
       case FieldKind::kNDims: {
         static constexpr uint64_t kDims[] = {0, 1, 2, 3, 4, 5, 8, 0x80000000, 0xFFFFFFFF};

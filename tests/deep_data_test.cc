@@ -82,8 +82,10 @@ TEST(DeepDataTableTest, IdsPastTheTableAreUnknownAndCheckNothing) {
   }
 }
 
-// The reference is written for the same 43 ids; its sizes, computed from
-// ggml-common.h's structs, are the type table's.
+// The reference is written for the same ids as the type table; its sizes,
+// computed from ggml-common.h's structs, are the type table's. A new id in
+// the table fails here, with the advice, not in the parameterised suites
+// below (which take only the ids both know).
 TEST(DeepDataTableTest, TheReferenceCoversTheTypeTable) {
   ASSERT_EQ(ref::TypeRules().size(), AllGgmlTypes().size())
       << "the type table changed: add the new ids to tests/support/ggml_row_reference.h from ggml's source";
@@ -279,7 +281,7 @@ class DeepPlantTest : public DeepParityTest {};
 std::vector<uint32_t> StorableIds() {
   std::vector<uint32_t> ids;
   for (const GgmlTypeInfo& t : AllGgmlTypes()) {
-    if (t.status != GgmlTypeStatus::kRemoved) ids.push_back(t.id);
+    if (t.status != GgmlTypeStatus::kRemoved && t.id < ref::TypeRules().size()) ids.push_back(t.id);
   }
   return ids;
 }

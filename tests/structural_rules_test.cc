@@ -529,8 +529,8 @@ std::vector<RuleCase> Cases() {
     BuiltFile bad = WithTensor("t", {4, 1}, kF32, {.written_dims = std::vector<uint64_t>{4, uint64_t{1} << 63}});
     return Case{bad, bad.tensor_info_offsets[0], WithTensor("t", {4, 1}, kF32)};
   });
-  add("Type43", RuleId::kUnknownGgmlType, [] {
-    BuiltFile bad = WithTensor("t", {32}, 43, {.byte_size = 64});
+  add("FirstUnknownType", RuleId::kUnknownGgmlType, [] {
+    BuiltFile bad = WithTensor("t", {32}, kFirstUnknownGgmlType, {.byte_size = 64});
     return Case{bad, TensorAt(bad, 0, 1).type, WithTensor("t", {32}, /*MXFP4*/ 39)};
   });
   add("TypeU32Max", RuleId::kUnknownGgmlType, [] {

@@ -54,15 +54,6 @@ uint64_t AlignUp(uint64_t offset, uint64_t alignment) {
   return Add(offset, (alignment - offset % alignment) % alignment);
 }
 
-// Sizes of ids 0..42 (GGUF-FACTS D.3, ggml d99724f); {0, 0} marks removed ids.
-constexpr std::array<GgmlTypeSize, 43> kGgmlTypes = {{
-    {1, 4},   {1, 2},   {32, 18}, {32, 20}, {0, 0},   {0, 0},   {32, 22}, {32, 24},  // 0-7
-    {32, 34}, {32, 36}, {256, 84}, {256, 110}, {256, 144}, {256, 176}, {256, 210},  // 8-14
-    {256, 292}, {256, 66}, {256, 74}, {256, 98}, {256, 50}, {32, 18}, {256, 110},   // 15-21
-    {256, 82}, {256, 136}, {1, 1}, {1, 2}, {1, 4}, {1, 8}, {1, 8}, {256, 56},       // 22-29
-    {1, 2},   {0, 0},   {0, 0},   {0, 0},   {256, 54}, {256, 66},                   // 30-35
-    {0, 0},   {0, 0},   {0, 0},   {32, 17}, {64, 36}, {128, 18}, {64, 18},          // 36-42
-}};
 
 GgufValue Scalar(ValueType type, uint64_t bits, uint8_t width) {
   GgufValue v;
@@ -320,8 +311,9 @@ GgufValue GgufValue::ArrayWithElemType(uint32_t declared_elem_type, std::vector<
 // --- ggml sizes ---
 
 GgmlTypeSize GgmlTypeSizeOf(uint32_t ggml_type) {
-  if (ggml_type >= kGgmlTypes.size()) return {0, 0};
-  return kGgmlTypes[ggml_type];
+  const GgmlTypeInfo* type = FindGgmlType(ggml_type);
+  if (type == nullptr) return {0, 0};
+  return {type->block_size, type->type_size};
 }
 
 uint64_t GgmlTensorBytes(uint32_t ggml_type, absl::Span<const uint64_t> dims) {

@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ggufguard/format/ggml_type.h"
 
 namespace ggufguard::testing {
 
@@ -121,8 +122,9 @@ struct GgufValue {
 };
 
 // Block size (elements per block) and type size (bytes per block) of a ggml
-// type id, per GGUF-FACTS D.3. {0, 0} for removed ids (4, 5, 31-33, 36-38) and
-// for ids this table does not know (>= 43).
+// type id, from the validator's one type table (format/ggml_type.h). {0, 0}
+// for removed ids (4, 5, 31-33, 36-38) and for ids it does not know
+// (>= kFirstUnknownGgmlType).
 struct GgmlTypeSize {
   uint32_t block_size;
   uint32_t type_size;

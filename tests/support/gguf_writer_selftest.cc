@@ -411,7 +411,7 @@ TEST(GgufWriterTest, GgmlSizes) {
   EXPECT_EQ(GgmlTensorBytes(14, {256, 2, 3}), 210u * 6);
   EXPECT_EQ(GgmlTensorBytes(2, {33}), 18u);                  // rounded down
   EXPECT_EQ(GgmlTensorBytes(4, {32}), 0u);                   // removed id
-  EXPECT_EQ(GgmlTensorBytes(43, {32}), 0u);                  // unknown id
+  EXPECT_EQ(GgmlTensorBytes(kFirstUnknownGgmlType, {32}), 0u);  // unknown id
   EXPECT_EQ(GgmlTensorBytes(0, {1ull << 40, 1ull << 40, 0}), 0u);
   EXPECT_EQ(GgmlTypeSizeOf(39).block_size, 32u);
   EXPECT_EQ(GgmlTypeSizeOf(42).type_size, 18u);

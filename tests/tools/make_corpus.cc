@@ -479,7 +479,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kDuplicateTensorName, OneTensor("a.weight", {8}, 0).AddTensor("a.weight", {8}, 0));
   add(RuleId::kTooManyDims, OneTensor("a.weight", {8}, 0, TensorOptions{.n_dims = 5}));
   add(RuleId::kNegativeDim, OneTensor("a.weight", {8}, 0, TensorOptions{.written_dims = std::vector<uint64_t>{~uint64_t{0}}}));
-  add(RuleId::kUnknownGgmlType, OneTensor("a.weight", {8}, 43));
+  add(RuleId::kUnknownGgmlType, OneTensor("a.weight", {8}, ggufguard::kFirstUnknownGgmlType));
   add(RuleId::kRemovedGgmlType, OneTensor("a.weight", {32}, 4));
   add(RuleId::kIntermediateGgmlType, OneTensor("a.weight", {32}, 9));
   add(RuleId::kRowNotBlockMultiple, OneTensor("a.weight", {33}, 8));

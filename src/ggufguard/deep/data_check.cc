@@ -1,5 +1,7 @@
 #include "ggufguard/deep/data_check.h"
 
+#include "ggufguard/format/ggml_type.h"
+
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -69,6 +71,8 @@ constexpr DataCheck kChecks[] = {
     D(18, 0),                     // 41 Q1_0 {d; qs[16]}
     D(18, 0),                     // 42 Q2_0 {d; qs[16]}
 };
+static_assert(std::size(kChecks) == kFirstUnknownGgmlType,
+              "format/ggml_type.h and kChecks differ: say here what ggml_validate_row_data reads of each type id");
 
 // The bit tests, on a value already in host order.
 constexpr bool Fp16NonFinite(uint16_t h) { return (h & 0x7c00) == 0x7c00; }

@@ -245,7 +245,7 @@ class JsonWriter final : public ReportWriter {
     // A URN: names the schema (docs/report.schema.json) without a domain.
     doc["schema"] = "urn:ggufguard:schema:report-v1";
     doc["schema_version"] = kReportSchemaVersion;
-    doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", kGgmlTypeTableVersion}};
+    doc["tool"] = {{"name", "ggufguard"}, {"version", kToolVersion}, {"ggml_type_table", GgmlTypeTableVersion()}};
     doc["policy"] = EscapeForDisplay(policy_name, kMaxPathBytes);  // a policy file's name or path, as any other string
     std::string head = Dump(doc, 2);
     head.resize(head.size() - 2);  // drop "\n}"

@@ -161,9 +161,10 @@ void CheckTensorInfos(RuleContext& ctx) {
     }
     const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
     if (type == nullptr) {
-      ctx.sink.Add(RuleId::kUnknownGgmlType, t.type_offset(),
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type,
-                                ", unknown to ", Sv(kGgmlTypeTableVersion)));
+      ctx.sink.AddLazy(RuleId::kUnknownGgmlType, t.type_offset(), [&] {
+        return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type, ", unknown to ",
+                            GgmlTypeTableVersion());
+      });
       continue;
     }
     if (type->status == GgmlTypeStatus::kRemoved) {
