@@ -925,8 +925,8 @@ TEST(CApi, SuppressedFindingsAreCounted) {
 
 // The real files: the C API's verdict and table are the C++ validator's.
 TEST(CApi, RealCorpusVerdictsAndTables) {
-  const fs::path dir = testing::SharedDir() / "corpus-real";
-  if (!fs::is_directory(dir)) GTEST_SKIP() << "no real corpus at " << dir;
+  GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
+  const fs::path dir = testing::RealCorpusDir();
   int files = 0;
   for (const char* sub : {"valid", "malformed"}) {
     for (const fs::directory_entry& e : fs::directory_iterator(dir / sub)) {

@@ -763,7 +763,9 @@ TEST(ChatTemplateScanTest, RandomInputs) {
   }
 }
 
-TEST(ChatTemplateScanTest, LinearOnAdversarialInputs) {
+// Linearity is a cost ratio measured by bench/template_bench (docs/performance.md),
+// not a time asserted here: this test only holds that each input ends, bounded.
+TEST(ChatTemplateScanTest, AdversarialInputsEndWellFormed) {
   const std::vector<std::string> inputs = {
       "{{ " + std::string(1 << 20, '('),
       std::string(1 << 19, '{') + "{",

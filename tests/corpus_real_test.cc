@@ -24,15 +24,9 @@ using testing::RulesAt;
 
 constexpr const char* kDirs[] = {"valid", "bigendian", "legacy", "malformed"};
 
-fs::path CorpusDir() { return testing::SharedDir() / "corpus-real"; }
+fs::path CorpusDir() { return testing::RealCorpusDir(); }
 
-bool CorpusPresent() { return fs::is_directory(CorpusDir()) && fs::is_regular_file(CorpusDir() / "MANIFEST.md"); }
-
-#define SKIP_WITHOUT_CORPUS()                                                                                 \
-  if (!CorpusPresent()) {                                                                                     \
-    GTEST_SKIP() << "real-file corpus not found at " << CorpusDir()                                           \
-                 << " (expected ../shared beside the project root; set GGUFGUARD_SHARED_DIR to point at it)"; \
-  }
+#define SKIP_WITHOUT_CORPUS() GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS()
 
 struct CorpusFile {
   std::string dir;   // valid, bigendian, legacy, malformed

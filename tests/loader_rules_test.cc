@@ -139,8 +139,8 @@ TEST(KeyReadingsTest, NoExactKeyAndPlainDuplicates) {
 // Real files written by gguf-py, ollama and others: every semantic rule
 // must accept them (false positives are bugs), under both policies.
 TEST(SemanticRulesRealCorpusTest, ValidFilesStayValid) {
-  const std::filesystem::path dir = testing::SharedDir() / "corpus-real";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no " << dir << " (../shared beside the project root)";
+  GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
+  const std::filesystem::path dir = testing::RealCorpusDir();
   size_t files = 0;
   for (const char* sub : {"valid", "bigendian"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir / sub)) {

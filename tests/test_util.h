@@ -260,6 +260,20 @@ inline std::filesystem::path SharedDir() {
   return std::filesystem::path(GGUFGUARD_SOURCE_DIR) / ".." / "shared";
 }
 
+// ../shared/corpus-real, the real files other tools wrote. Every test that
+// needs it starts with GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS(), so that all of
+// them skip the same way, with the same message, where it is absent.
+inline std::filesystem::path RealCorpusDir() { return SharedDir() / "corpus-real"; }
+inline bool RealCorpusPresent() {
+  return std::filesystem::is_directory(RealCorpusDir()) &&
+         std::filesystem::is_regular_file(RealCorpusDir() / "MANIFEST.md");
+}
+#define GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS()                                                             \
+  if (!::ggufguard::testing::RealCorpusPresent()) {                                                      \
+    GTEST_SKIP() << "real-file corpus not found at " << ::ggufguard::testing::RealCorpusDir()            \
+                 << " (expected ../shared beside the project root; set GGUFGUARD_SHARED_DIR to point at it)"; \
+  }
+
 inline std::optional<std::vector<uint8_t>> ReadFileBytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;

@@ -1,6 +1,7 @@
 // Tests of the test writer itself: every expectation decodes bytes by hand,
 // so a writer bug cannot hide behind the validator it feeds.
 #include "tests/support/gguf_writer.h"
+#include "tests/test_util.h"
 
 #include <sys/stat.h>
 
@@ -67,23 +68,11 @@ TEST(GgufWriterTest, EmptyV3IsTheBareHeader) {
   EXPECT_EQ(f.data_offset, 24u);  // no tensors, so no header padding
 }
 
-// ../shared sits beside the project root; find it from this file's path (the
-// test may run from any build directory), or from GGUFGUARD_SHARED_DIR.
-std::string SharedDir() {
-  if (const char* env = std::getenv("GGUFGUARD_SHARED_DIR")) return env;
-  std::string here = __FILE__;  // <root>/tests/support/gguf_writer_selftest.cc
-  for (int i = 0; i < 3; ++i) {
-    size_t slash = here.find_last_of('/');
-    if (slash == std::string::npos) return "../shared";
-    here.resize(slash);
-  }
-  return here + "/../shared";
-}
-
 TEST(GgufWriterTest, EmptyV3MatchesARealFile) {
-  const std::string path = SharedDir() + "/corpus-real/valid/ollama_minimal-v3-empty.gguf";
+  GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
+  const std::string path = RealCorpusDir() / "valid" / "ollama_minimal-v3-empty.gguf";
   std::vector<uint8_t> real = ReadFile(path);
-  if (real.empty()) GTEST_SKIP() << path << " not found; set GGUFGUARD_SHARED_DIR";
+  ASSERT_FALSE(real.empty()) << path;
   EXPECT_EQ(GgufBuilder().Build().bytes, real);
 }
 
