@@ -106,18 +106,11 @@ const ggufguard::Policy& PolicyOf(const ggufguard_policy* p) { return p ? p->pol
 // parser reported that file as truncated), so the getters see fewer elements.
 std::vector<uint64_t> StringStarts(const ArrayView& a) {
   std::vector<uint64_t> starts;
-  const uint64_t size = a.element_bytes.size();
-  uint64_t at = 0;
-  for (uint64_t i = 0; i < a.count; ++i) {
-    if (a.length_size != 4 && a.length_size != 8) break;
-    if (size - at < a.length_size) break;
-    const uint64_t length = a.length_size == 4
-                                ? ggufguard::LoadUnsigned<uint32_t>(a.element_bytes.data() + at, a.order)
-                                : ggufguard::LoadUnsigned<uint64_t>(a.element_bytes.data() + at, a.order);
-    if (size - at - a.length_size < length) break;
-    starts.push_back(at);
-    at += a.length_size + length;
-  }
+  // Each string's length field starts length_size bytes before its contents.
+  a.ForEachString(a.count, [&](uint64_t, std::string_view, uint64_t contents_at) {
+    starts.push_back(contents_at - a.elements_offset - a.length_size);
+    return true;
+  });
   return starts;
 }
 

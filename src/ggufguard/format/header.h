@@ -46,6 +46,31 @@ struct ArrayView {
   T ScalarAt(uint64_t i) const {
     return LoadUnsigned<T>(element_bytes.data() + i * sizeof(T), order);
   }
+
+  // A string array's strings [0, min(end, count)) in order, as
+  // f(index, contents, file offset of the contents); false if f returns
+  // false. Every read is bounds-checked; the parser proved the walk, so
+  // running out of bytes (false as well) means a view it did not make.
+  // The one walk over string elements outside the parser.
+  template <typename F>
+  bool ForEachString(uint64_t end, F&& f) const {
+    ByteReader r(element_bytes, order);
+    for (uint64_t i = 0; i < end && i < count; ++i) {
+      uint64_t len = 0;
+      if (length_size == 8) {
+        if (!r.ReadU64(&len)) return false;
+      } else {
+        uint32_t len32 = 0;
+        if (!r.ReadU32(&len32)) return false;
+        len = len32;
+      }
+      const uint64_t at = elements_offset + r.position();
+      absl::Span<const uint8_t> s;
+      if (!r.ReadBytes(len, &s)) return false;
+      if (!f(i, AsStringView(s), at)) return false;
+    }
+    return true;
+  }
 };
 
 // One metadata value. For scalars `bytes` holds the value's encoded bytes, for

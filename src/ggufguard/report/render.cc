@@ -289,15 +289,10 @@ std::string ArrayPreview(const ArrayView& a) {
   std::string s = absl::StrCat(Sv(ValueTypeName(a.element_type)), "[", a.count, "] [");
   const uint64_t n = a.count < kShown ? a.count : kShown;
   if (a.element_type == ValueType::kString) {
-    ByteReader r(a.element_bytes, a.order);
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t len = 0;
-      uint32_t len32 = 0;
-      bool ok = a.length_size == 8 ? r.ReadU64(&len) : (r.ReadU32(&len32) && ((len = len32), true));
-      absl::Span<const uint8_t> bytes;
-      if (!ok || !r.ReadBytes(len, &bytes)) break;
-      absl::StrAppend(&s, i ? ", " : "", "'", EscapeForDisplay(AsStringView(bytes), 24), "'");
-    }
+    a.ForEachString(n, [&](uint64_t i, std::string_view str, uint64_t) {
+      absl::StrAppend(&s, i ? ", " : "", "'", EscapeForDisplay(str, 24), "'");
+      return true;
+    });
   } else if (a.element_type != ValueType::kArray) {
     for (uint64_t i = 0; i < n; ++i) {
       Value e;

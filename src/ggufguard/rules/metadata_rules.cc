@@ -227,23 +227,10 @@ bool StringArrayIsClean(const ArrayView& a) {
 // string by string, to say which and where.
 void CheckStringArray(const ArrayView& a, std::string_view key, RuleContext& ctx) {
   if (StringArrayIsClean(a)) return;
-  ByteReader r(a.element_bytes, a.order);
-  for (uint64_t i = 0; i < a.count; ++i) {
-    uint64_t len = 0;
-    bool ok;
-    if (a.length_size == 8) {
-      ok = r.ReadU64(&len);
-    } else {
-      uint32_t l32;
-      ok = r.ReadU32(&l32);
-      len = l32;
-    }
-    uint64_t at = a.elements_offset + r.position();
-    absl::Span<const uint8_t> s;
-    if (!ok || !r.ReadBytes(len, &s)) return;  // the parser proved the walk; a bug otherwise
-    if (StringIsClean(AsStringView(s))) continue;
-    CheckStringContents(AsStringView(s), at, absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "'"), ctx);
-  }
+  a.ForEachString(a.count, [&](uint64_t i, std::string_view s, uint64_t at) {
+    if (!StringIsClean(s)) CheckStringContents(s, at, absl::StrCat("element ", i, " of '", EscapeForDisplay(key), "'"), ctx);
+    return true;
+  });
 }
 
 // True when no element of a float array is NaN or infinite (exponent bits

@@ -36,25 +36,13 @@ std::optional<ArrayView> ArrayOf(const KeyValue* kv, ValueType element) {
   return v.array;
 }
 
-// Calls f(index, string, file offset of its bytes) for strings [0, end). The
-// parser proved every length, so the walk cannot fail.
+// Calls f(index, string, file offset of its bytes) for strings [0, end).
 template <typename F>
 void ForEachString(const ArrayView& a, uint64_t end, F&& f) {
-  ByteReader r(a.element_bytes, a.order);
-  for (uint64_t i = 0; i < end && i < a.count; ++i) {
-    uint64_t len = 0;
-    if (a.length_size == 8) {
-      if (!r.ReadU64(&len)) return;
-    } else {
-      uint32_t len32;
-      if (!r.ReadU32(&len32)) return;
-      len = len32;
-    }
-    const uint64_t at = a.elements_offset + r.position();
-    absl::Span<const uint8_t> s;
-    if (!r.ReadBytes(len, &s)) return;
-    f(i, AsStringView(s), at);
-  }
+  a.ForEachString(end, [&](uint64_t i, std::string_view s, uint64_t at) {
+    f(i, s, at);
+    return true;
+  });
 }
 
 int32_t TokenTypeAt(const ArrayView& types, uint64_t i) { return static_cast<int32_t>(types.ScalarAt<uint32_t>(i)); }
