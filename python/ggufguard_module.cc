@@ -2,7 +2,7 @@
 // gatekeeper needs, as plain Python values.
 //
 //   report = ggufguard.validate("model.gguf")          # or bytes, policy="strict"
-//   report.valid, report.findings, report.tensors, report.metadata
+//   report.valid, report.verdict, report.not_checked, report.findings, report.tensors, report.metadata
 //   report = ggufguard.validate("model.gguf", deep=True)  # every tensor's data too
 //   report.deep.bad_values, report.deep.tensors
 //   report = ggufguard.validate(first_bytes, file_size=n)  # header only
@@ -60,6 +60,8 @@ struct DeepSummary {
 struct Report {
   bool valid = false;
   bool header_only = false;  // validate(bytes, file_size=...): data unread
+  std::string verdict = "invalid";  // "valid", "invalid" or "inconclusive": accept only "valid"
+  py::list not_checked;  // what the verdict does not cover (str, or bytes where not UTF-8)
   bool big_endian = false;   // tensor data in the file's byte order, not converted
   bool tensor_table_trusted = false;  // `tensors` is the table ggufguard.h promises
   uint64_t file_size = 0;
@@ -215,6 +217,15 @@ Report Convert(const ggufguard_report* r) {
   Report out;
   out.valid = ggufguard_report_valid(r) != 0;
   out.header_only = ggufguard_report_header_only(r) != 0;
+  switch (ggufguard_report_verdict(r)) {
+    case GGUFGUARD_VERDICT_VALID: out.verdict = "valid"; break;
+    case GGUFGUARD_VERDICT_INCONCLUSIVE: out.verdict = "inconclusive"; break;
+    default: out.verdict = "invalid"; break;
+  }
+  for (size_t i = 0; i < ggufguard_report_not_checked_count(r); ++i) {
+    const char* item = ggufguard_report_not_checked_at(r, i);
+    out.not_checked.append(Text(item, std::strlen(item)));
+  }
   out.big_endian = ggufguard_report_big_endian(r) != 0;
   out.tensor_table_trusted = ggufguard_report_tensor_table_trusted(r) != 0;
   out.file_size = ggufguard_report_file_size(r);
@@ -377,6 +388,8 @@ PYBIND11_MODULE(ggufguard, m) {
   py::class_<Report>(m, "Report")
       .def_readonly("valid", &Report::valid)
       .def_readonly("header_only", &Report::header_only)
+      .def_readonly("verdict", &Report::verdict)
+      .def_readonly("not_checked", &Report::not_checked)
       .def_readonly("big_endian", &Report::big_endian)
       .def_readonly("tensor_table_trusted", &Report::tensor_table_trusted)
       .def_readonly("file_size", &Report::file_size)

@@ -198,7 +198,17 @@ TEST_F(CliTest, HeaderOnlyKnowsTheSizeOfAPath) {
   bool trailing = false;
   for (const nlohmann::json& f : file["findings"]) trailing |= f["rule"] == "GG6007";
   EXPECT_TRUE(trailing) << head.out;
-  EXPECT_EQ(RunTool({"validate", "--header-only", *valid_}).code, kExitValid);
+  // No error in the header, but the data was not read: inconclusive, never
+  // a pass, and the verdict line says what was not checked.
+  const CliRun valid_head = RunTool({"validate", "--header-only", *valid_});
+  EXPECT_EQ(valid_head.code, kExitInconclusive) << valid_head.out;
+  EXPECT_NE(valid_head.out.find(": inconclusive ("), std::string::npos) << valid_head.out;
+  EXPECT_NE(valid_head.out.find("not checked: bytes "), std::string::npos) << valid_head.out;
+  const CliRun valid_head_json = RunTool({"validate", "--header-only", "--format", "json", *valid_});
+  const nlohmann::json head_file = nlohmann::json::parse(valid_head_json.out)["files"][0];
+  EXPECT_EQ(head_file["verdict"], "inconclusive");
+  ASSERT_EQ(head_file["not_checked"].size(), 1u) << valid_head_json.out;
+  EXPECT_NE(head_file["not_checked"][0].get<std::string>().find("--header-only"), std::string::npos);
   // The same file said to be longer: bytes after its header.
   const uint64_t size = std::filesystem::file_size(*valid_);
   const CliRun longer =

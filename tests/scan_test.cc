@@ -452,7 +452,7 @@ TEST_F(ScanTest, TextAndSarifFormats) {
   ScanResult r = Scan({"--format", "text", dir_});
   EXPECT_NE(r.out.find("valid.gguf: valid (0 errors"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("link.gguf: skipped: symbolic link"), std::string::npos);
-  EXPECT_NE(r.out.find("scan: 2 files (1 valid, 1 invalid, 0 I/O errors), 1 skipped"), std::string::npos);
+  EXPECT_NE(r.out.find("scan: 2 files (1 valid, 1 invalid, 0 inconclusive, 0 I/O errors), 1 skipped"), std::string::npos);
   r = Scan({"--format", "sarif", dir_});
   Json doc = Json::parse(r.out);
   EXPECT_EQ(doc["runs"][0]["artifacts"].size(), 2u);

@@ -317,10 +317,33 @@ TEST(StreamTest, MaxBytesIsEnforcedExactly) {
     options.max_bytes = f.bytes.size();
     EXPECT_TRUE(Stream(f.bytes, DefaultPolicy(), 100, options).ok());
     options.max_bytes = f.bytes.size() - 1;
-    absl::StatusOr<ValidatedFile> over = Stream(f.bytes, DefaultPolicy(), 100, options);
-    ASSERT_FALSE(over.ok());
-    EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+    // The header fits, the data does not: the header's verdict with the
+    // rest not checked, never a pass.
+    absl::StatusOr<ValidatedFile> over = Stream(f.bytes, testing::StructuralPolicy(), 100, options);
+    ASSERT_TRUE(over.ok()) << over.status();
+    EXPECT_EQ(over->report().coverage, Report::Coverage::kStoppedAtBudget);
+    EXPECT_EQ(over->report().verdict(), Report::Verdict::kInconclusive) << testing::Describe(over->report());
+    ASSERT_EQ(over->report().not_checked.size(), 1u);
+    EXPECT_NE(over->report().not_checked[0].find("--max-bytes"), std::string::npos);
+    EXPECT_LE(over->report().bytes_read, options.max_bytes);
+    // A budget the header does not fit in: nothing can be judged.
+    options.max_bytes = f.header_end - 1;
+    absl::StatusOr<ValidatedFile> short_budget = Stream(f.bytes, DefaultPolicy(), 100, options);
+    ASSERT_FALSE(short_budget.ok());
+    EXPECT_EQ(short_budget.status().code(), absl::StatusCode::kResourceExhausted);
   }
+}
+
+// An error found before the budget ends keeps the file invalid: the budget
+// makes a clean header inconclusive, never a bad one.
+TEST(StreamTest, AnErrorBeforeTheBudgetStaysInvalid) {
+  const BuiltFile f = GgufBuilder().AddKv("general.alignment", GgufValue::U32(3)).AddTensor("a", {300}, kF32).Build();
+  StreamOptions options;
+  options.max_bytes = f.bytes.size() - 1;
+  absl::StatusOr<ValidatedFile> over = Stream(f.bytes, DefaultPolicy(), 100, options);
+  ASSERT_TRUE(over.ok()) << over.status();
+  EXPECT_EQ(over->report().verdict(), Report::Verdict::kInvalid);
+  EXPECT_FALSE(over->report().not_checked.empty());
 }
 
 TEST(StreamTest, AHeaderPastTheLimitIsAFindingNotAnAllocation) {

@@ -77,6 +77,14 @@ typedef enum ggufguard_severity {
   GGUFGUARD_SEVERITY_ERROR = 2
 } ggufguard_severity;
 
+/* A report's verdict (ggufguard_report_verdict); each value is the exit code
+ * `ggufguard validate` gives for it. */
+typedef enum ggufguard_verdict {
+  GGUFGUARD_VERDICT_VALID = 0,       /* no error, and the whole file was checked */
+  GGUFGUARD_VERDICT_INVALID = 1,     /* at least one finding of error severity */
+  GGUFGUARD_VERDICT_INCONCLUSIVE = 5 /* no error, but part of the file was not checked (a prefix) */
+} ggufguard_verdict;
+
 typedef struct ggufguard_policy ggufguard_policy;   /* what a validation enforces */
 typedef struct ggufguard_report ggufguard_report;   /* a validation's verdict, findings and header */
 typedef struct ggufguard_mapping ggufguard_mapping; /* a validated file mapped read-only */
@@ -179,6 +187,16 @@ GGUFGUARD_API uint64_t ggufguard_report_file_size(const ggufguard_report* report
 /* 1 when the report covers the header only (ggufguard_validate_prefix): its
  * validity then says nothing of the data section's bytes. 0 otherwise. */
 GGUFGUARD_API int ggufguard_report_header_only(const ggufguard_report* report);
+/* The gatekeeper's answer, a ggufguard_verdict (GGUFGUARD_VERDICT_INVALID
+ * for NULL). ggufguard_report_valid() is 1 for a header-only report with no
+ * error; its verdict is GGUFGUARD_VERDICT_INCONCLUSIVE: accept a file only on
+ * GGUFGUARD_VERDICT_VALID. */
+GGUFGUARD_API int ggufguard_report_verdict(const ggufguard_report* report);
+/* What the verdict does not cover, one human-readable item each (0 items for
+ * a whole file); an item may quote a path: escape before display. NULL past
+ * the end. The string lives as long as the report. */
+GGUFGUARD_API size_t ggufguard_report_not_checked_count(const ggufguard_report* report);
+GGUFGUARD_API const char* ggufguard_report_not_checked_at(const ggufguard_report* report, size_t index);
 /* The GGUF version in the file's header (0 if it was not read). */
 GGUFGUARD_API uint32_t ggufguard_report_gguf_version(const ggufguard_report* report);
 /* 1 when the file is big-endian (GG2005, info: a valid file may be), else 0.

@@ -98,6 +98,20 @@ class Report {
   uint64_t file_size() const { return ggufguard_report_file_size(get()); }
   // True for ValidatePrefix: the verdict says nothing of the data bytes.
   bool header_only() const { return ggufguard_report_header_only(get()) != 0; }
+  // The gatekeeper's answer: accept only kValid. A header-only report with
+  // no error is valid() but kInconclusive (not_checked() says what was not).
+  enum class Verdict { kValid = GGUFGUARD_VERDICT_VALID, kInvalid = GGUFGUARD_VERDICT_INVALID,
+                       kInconclusive = GGUFGUARD_VERDICT_INCONCLUSIVE };
+  Verdict verdict() const { return static_cast<Verdict>(ggufguard_report_verdict(get())); }
+  // One human-readable item per part not checked; may quote a path: escape
+  // before display.
+  std::vector<std::string> not_checked() const {
+    std::vector<std::string> out;
+    for (size_t i = 0, n = ggufguard_report_not_checked_count(get()); i < n; ++i) {
+      out.emplace_back(ggufguard_report_not_checked_at(get(), i));
+    }
+    return out;
+  }
   // Tensor data is in the file's byte order, not converted (ggufguard.h).
   bool big_endian() const { return ggufguard_report_big_endian(get()) != 0; }
   // Findings past each rule's listing limit, counted only.

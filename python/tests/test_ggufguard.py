@@ -166,16 +166,20 @@ def test_header_prefix_with_the_file_size(tmp_path):
     header = data[:len(data) - len(payload)]
     whole = ggufguard.validate(data)
     assert whole.valid and not whole.header_only
+    assert whole.verdict == "valid" and whole.not_checked == []
     for source in (header, bytearray(header), memoryview(header)):
         report = ggufguard.validate(source, file_size=len(data))
         assert report.valid and report.header_only, report.findings
+        # No error, but the data was not read: never a pass.
+        assert report.verdict == "inconclusive", report.verdict
+        assert any("--header-only" in item for item in report.not_checked), report.not_checked
         assert report.file_size == len(data)
         assert [(t.name, t.offset, t.nbytes) for t in report.tensors] == [
             (t.name, t.offset, t.nbytes) for t in whole.tensors]
         assert report.metadata["general.architecture"] == "tinyarch"
     # A file too short for its tensor: the data is never read, the verdict still holds.
     short = ggufguard.validate(header, file_size=len(data) - 1)
-    assert not short.valid and short.header_only
+    assert not short.valid and short.header_only and short.verdict == "invalid"
     assert any(f.rule == "GG6002" for f in short.findings), short.findings
     with pytest.raises(OSError, match="needs at least"):
         ggufguard.validate(header[:30], file_size=len(data))

@@ -12,6 +12,15 @@
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
+
+const char* VerdictName(Report::Verdict verdict) {
+  switch (verdict) {
+    case Report::Verdict::kValid: return "valid";
+    case Report::Verdict::kInvalid: return "invalid";
+    case Report::Verdict::kInconclusive: return "inconclusive";
+  }
+  return "invalid";  // unreachable: every value is listed
+}
 namespace {
 
 // The parser hashes the token array for GG9054 (StringArrayHashes), only
@@ -194,6 +203,11 @@ class PrefixReader {
       return absl::OkStatus();
     }
     constexpr uint64_t kFirstStreamBuffer = uint64_t{64} << 10;
+    // A stream is never buffered past its budget (--max-bytes): a header
+    // that needs more cannot be judged (an I/O error); one that fits is,
+    // and the data's reader finds out whether the stream goes on.
+    if (want > length() && length() >= max_bytes_ && !size_.has_value()) return TooLong(max_bytes_);
+    want = std::min(want, max_bytes_);
     while (length() < want && !size_.has_value()) {
       if (length() == out_.prefix_.size()) Grow(std::min(want, std::max(SatMul(length(), 2), kFirstStreamBuffer)));
       const size_t room = static_cast<size_t>(std::min<uint64_t>(want, out_.prefix_.size()) - length());
@@ -204,7 +218,6 @@ class PrefixReader {
         break;
       }
       out_.prefix_length_ += *got;
-      if (length() > max_bytes_) return TooLong(max_bytes_);
       if (file_size_ && length() > *file_size_) {
         return absl::InvalidArgumentError(
             absl::StrCat("the stream holds more than the ", *file_size_, " bytes that --file-size gives the file"));
@@ -287,6 +300,18 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       if (!s.ok()) return s;
       report.file_size = *file_size;
     }
+    if (options.header_only) {
+      report.not_checked.push_back(
+          file_size ? absl::StrCat("bytes ", prefix.size(), " to ", *file_size,
+                                   " (padding, tensor data and the content of any trailing bytes): --header-only "
+                                   "read only the header")
+                    : absl::StrCat("everything after byte ", prefix.size(),
+                                   " (the file's size, tensor bounds, padding, tensor data, trailing bytes): "
+                                   "--header-only without --file-size"));
+    } else {
+      report.not_checked.push_back(
+          absl::StrCat("everything after byte ", prefix.size(), ": --fail-fast stopped at the first error"));
+    }
     CloseReport(report, *sink);
     out.report_ = std::move(report);
     return out;
@@ -306,6 +331,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     stop_after = DataSectionEnd(report.header);
   }
   bool stopped = false;
+  bool over_budget = false;
   if (!reader.size()) {
     std::unique_ptr<uint8_t[]> chunk(new uint8_t[std::max<size_t>(options.chunk, 1)]);
     const absl::Span<uint8_t> buffer(chunk.get(), std::max<size_t>(options.chunk, 1));
@@ -313,7 +339,12 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       absl::StatusOr<size_t> got = stream.Read(buffer);
       if (!got.ok()) return got.status();
       if (*got == 0) break;
-      if (*got > options.max_bytes - zeros.position()) return PrefixReader::TooLong(options.max_bytes);
+      if (*got > options.max_bytes - zeros.position()) {
+        // The budget ends reading inside the data: the header's verdict
+        // stands, the rest of the file was not seen (inconclusive, below).
+        over_budget = true;
+        break;
+      }
       if (deep) deep->Feed(zeros.position(), buffer.data(), *got);
       zeros.Feed(buffer.data(), *got);
       if (options.hash) hash.Update(buffer.data(), *got);
@@ -324,6 +355,19 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     }
   }
   const uint64_t size = zeros.position();
+  if (over_budget) {
+    // The file's size is unknown: the rules that need it (or its data)
+    // would take the budget's end for the file's, so they do not run.
+    report.coverage = Report::Coverage::kStoppedAtBudget;
+    report.file_size = size;
+    report.bytes_read = size;
+    report.not_checked.push_back(absl::StrCat("everything after byte ", size,
+                                              " (tensor bounds, padding, tensor data, trailing bytes): the stream "
+                                              "is longer than --max-bytes ", options.max_bytes));
+    CloseReport(report, *sink);
+    out.report_ = std::move(report);
+    return out;
+  }
   FileView view(prefix, &zeros, size);
   report.file_size = size;
   report.bytes_read = size;
@@ -337,6 +381,8 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   }
   if (stopped) {
     report.coverage = Report::Coverage::kStoppedAtError;  // the size is "at least"
+    report.not_checked.push_back(
+        absl::StrCat("everything after byte ", size, ": --fail-fast stopped past the end of the data"));
   } else if (options.hash) {
     report.sha256 = hash.HexDigest();
   }

@@ -50,6 +50,7 @@ struct Report {
     kWholeFile,
     kHeaderOnly,      // --header-only: the stream was read up to the end of the header
     kStoppedAtError,  // --fail-fast: reading stopped at the first error
+    kStoppedAtBudget, // a byte budget (--max-bytes on a stream) ended reading before the file did
   };
   Coverage coverage = Coverage::kWholeFile;
   uint64_t bytes_read = 0;  // of the file, for a partial report
@@ -59,11 +60,31 @@ struct Report {
   // it was not asked for, or the header did not parse).
   DeepSummary deep;
 
+  // What this report's verdict does not cover, one human-readable item each
+  // ("bytes 4096 to 1000000 (padding, tensor data, trailing bytes): --header-only");
+  // empty when the whole file (or set) was checked. Filled by whoever stops
+  // reading early: --header-only, a budget, a remote read of header and tail,
+  // a missing shard of a split set.
+  std::vector<std::string> not_checked;
+
   // Valid: parsed, and no finding of error severity (listed or not). Only
   // then does the header promise that every tensor lies inside the file,
-  // aligned, without overlap, with a size free of overflow.
+  // aligned, without overlap, with a size free of overflow. It says nothing
+  // of the bytes in not_checked: a gatekeeper asks verdict().
   bool valid() const { return header_parsed && !has_errors; }
+
+  // The gatekeeper's answer. Any error makes a file invalid; a file with no
+  // error whose check left something out (not_checked) is inconclusive,
+  // never valid: no option or policy turns "could not verify" into a pass.
+  enum class Verdict { kValid, kInvalid, kInconclusive };
+  Verdict verdict() const {
+    if (!valid()) return Verdict::kInvalid;
+    return not_checked.empty() ? Verdict::kValid : Verdict::kInconclusive;
+  }
 };
+
+// "valid", "invalid", "inconclusive": the verdict's name in every format.
+const char* VerdictName(Report::Verdict verdict);
 
 // Validates a whole file held in memory. The report's views point into
 // `file`, which must outlive it.
@@ -93,7 +114,10 @@ struct StreamOptions {
   // inside the header, before the file does, is an error naming how many
   // bytes the header needs.
   std::optional<uint64_t> file_size;
-  uint64_t max_bytes = UINT64_MAX;  // reading more than this is an I/O error
+  // The stream's budget. A header that does not fit in it is an I/O error;
+  // a stream that goes on past it after the header gives an inconclusive
+  // report (Coverage::kStoppedAtBudget): the rest was not read.
+  uint64_t max_bytes = UINT64_MAX;
   size_t chunk = size_t{1} << 20;   // the data section streams through a buffer this big
 };
 

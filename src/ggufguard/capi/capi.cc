@@ -557,6 +557,25 @@ int ggufguard_report_header_only(const ggufguard_report* report) {
   return report && report->report->coverage == ggufguard::Report::Coverage::kHeaderOnly ? 1 : 0;
 }
 
+int ggufguard_report_verdict(const ggufguard_report* report) {
+  if (report == nullptr) return GGUFGUARD_VERDICT_INVALID;
+  switch (report->report->verdict()) {
+    case ggufguard::Report::Verdict::kValid: return GGUFGUARD_VERDICT_VALID;
+    case ggufguard::Report::Verdict::kInconclusive: return GGUFGUARD_VERDICT_INCONCLUSIVE;
+    case ggufguard::Report::Verdict::kInvalid: break;
+  }
+  return GGUFGUARD_VERDICT_INVALID;
+}
+
+size_t ggufguard_report_not_checked_count(const ggufguard_report* report) {
+  return report ? report->report->not_checked.size() : 0;
+}
+
+const char* ggufguard_report_not_checked_at(const ggufguard_report* report, size_t index) {
+  if (report == nullptr || index >= report->report->not_checked.size()) return nullptr;
+  return report->report->not_checked[index].c_str();
+}
+
 uint32_t ggufguard_report_gguf_version(const ggufguard_report* report) {
   return report ? report->report->header.version : 0;
 }

@@ -28,7 +28,8 @@ constexpr char kUsage[] =
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
-    "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error\n";
+    "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error,\n"
+    "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget)\n";
 
 struct Options {
   std::string command;
@@ -259,11 +260,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   for (const std::string& path : o->files) {
     std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
     const FileOutcome outcome{path, v->report(), v->io_error};
-    if (v->report() == nullptr) {
-      code = std::max<int>(code, kExitIo);
-    } else if (!v->report()->valid()) {
-      code = std::max<int>(code, kExitInvalid);
-    }
+    code = CombineExitCodes(code, ExitCodeOf(v->report()));
     if (o->command == "inspect") {
       // inspect also prints the findings, so a reader sees why a header is odd.
       if (outcome.report == nullptr) {

@@ -18,7 +18,17 @@ enum ExitCode : int {
   kExitUsage = 2,     // bad command line or policy file
   kExitIo = 3,        // a file could not be read
   kExitInternal = 4,  // a bug in ggufguard
+  kExitInconclusive = 5,  // no error, but something was not checked (Report::not_checked)
 };
+
+// The exit code of a run over several files (or shards) from two of them:
+// internal 4 > I/O 3 > invalid 1 > inconclusive 5 > valid 0. Not the
+// larger number: an inconclusive file must not hide an invalid one.
+int CombineExitCodes(int a, int b);
+
+// One input's exit code: kExitIo without a report, else its verdict's
+// (kExitValid, kExitInvalid or kExitInconclusive).
+int ExitCodeOf(const struct Report* report);
 
 // args excludes the program name. Reads standard input for "-".
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

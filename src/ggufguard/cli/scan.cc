@@ -42,7 +42,7 @@ constexpr char kScanUsage[] =
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
     "each file's tensor data too (one thread per file: the files are the parallelism).\n"
-    "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error\n";
+    "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error, 5 any inconclusive (and none worse)\n";
 
 struct ScanOptions {
   unsigned jobs = 0;  // 0: every core
@@ -165,7 +165,7 @@ class EntryQueue {
 };
 
 struct Totals {
-  uint64_t files = 0, valid = 0, invalid = 0, io_errors = 0, skipped = 0, bytes = 0;
+  uint64_t files = 0, valid = 0, invalid = 0, inconclusive = 0, io_errors = 0, skipped = 0, bytes = 0;
 };
 
 std::string HumanBytes(double b) {
@@ -195,8 +195,10 @@ class Output {
     t_.bytes += size;
     if (outcome.report == nullptr) {
       ++t_.io_errors;
-    } else if (outcome.report->valid()) {
+    } else if (outcome.report->verdict() == Report::Verdict::kValid) {
       ++t_.valid;
+    } else if (outcome.report->verdict() == Report::Verdict::kInconclusive) {
+      ++t_.inconclusive;
     } else {
       ++t_.invalid;
     }
@@ -237,14 +239,16 @@ class Output {
     if (writer_) writer_->Finish();
     if (o_.format == "jsonl") {
       out_ << Json{{"type", "summary"},        {"files", t_.files},   {"valid", t_.valid},
-                   {"invalid", t_.invalid},    {"io_errors", t_.io_errors}, {"skipped", t_.skipped},
+                   {"invalid", t_.invalid},    {"inconclusive", t_.inconclusive},
+                   {"io_errors", t_.io_errors}, {"skipped", t_.skipped},
                    {"bytes", t_.bytes},        {"seconds", seconds},  {"exit_code", code}}
                   .dump()
            << "\n";
     }
     const std::string summary =
-        absl::StrFormat("scan: %d files (%d valid, %d invalid, %d I/O errors), %d skipped, %s in %.2f s", t_.files,
-                        t_.valid, t_.invalid, t_.io_errors, t_.skipped, HumanBytes(static_cast<double>(t_.bytes)),
+        absl::StrFormat("scan: %d files (%d valid, %d invalid, %d inconclusive, %d I/O errors), %d skipped, %s in %.2f s",
+                        t_.files, t_.valid, t_.invalid, t_.inconclusive, t_.io_errors, t_.skipped,
+                        HumanBytes(static_cast<double>(t_.bytes)),
                         seconds);
     if (o_.format == "text") out_ << summary << "\n";
     if (o_.format == "sarif") err_ << summary << "\n";
@@ -372,7 +376,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::atomic<int> code{kExitValid};
   auto raise = [&](int c) {
     int cur = code.load();
-    while (c > cur && !code.compare_exchange_weak(cur, c)) {
+    while (CombineExitCodes(cur, c) != cur && !code.compare_exchange_weak(cur, CombineExitCodes(cur, c))) {
     }
   };
 
@@ -395,7 +399,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         std::optional<ValidatedFile> validated;
         std::string io_error;
         const FileOutcome outcome = ValidatePath(*e, *policy, o->hash, o->deep, &validated, &io_error);
-        raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
+        raise(ExitCodeOf(outcome.report));
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }
     });

@@ -34,7 +34,7 @@ Counts CountFindings(const Report& r) {
 
 std::string_view Verdict(const FileOutcome& o) {
   if (o.report == nullptr) return "io-error";
-  return o.report->valid() ? "valid" : "invalid";
+  return VerdictName(o.report->verdict());
 }
 
 Json HeaderJson(const Report& r) {
@@ -92,6 +92,7 @@ const char* CoverageName(Report::Coverage c) {
     case Report::Coverage::kWholeFile: return "whole-file";
     case Report::Coverage::kHeaderOnly: return "header-only";
     case Report::Coverage::kStoppedAtError: return "stopped-at-error";
+    case Report::Coverage::kStoppedAtBudget: return "stopped-at-budget";
   }
   return "whole-file";  // unreachable: every value is listed
 }
@@ -104,8 +105,21 @@ std::string CoverageNote(const Report& r) {
       return absl::StrCat(" [header only: the first ", r.bytes_read, " bytes; data section not checked]");
     case Report::Coverage::kStoppedAtError:
       return absl::StrCat(" [stopped at the first error after ", r.bytes_read, " bytes (--fail-fast)]");
+    case Report::Coverage::kStoppedAtBudget:
+      return absl::StrCat(" [stopped at the byte budget after ", r.bytes_read, " bytes]");
   }
   return "";
+}
+
+// What the verdict does not cover, for the text verdict line: every item,
+// escaped (an item may quote a path or a server's words).
+std::string NotCheckedNote(const Report& r) {
+  if (r.not_checked.empty()) return "";
+  std::string out = " not checked:";
+  for (size_t i = 0; i < r.not_checked.size(); ++i) {
+    absl::StrAppend(&out, i ? ";" : "", " ", EscapeForDisplay(r.not_checked[i], kMaxPathBytes));
+  }
+  return out;
 }
 
 // --deep: totals, then per tensor (bounded by the policy's max_list_entries;
@@ -142,6 +156,9 @@ Json FileJson(const FileOutcome& o) {
   f["header_parsed"] = r.header_parsed;
   f["coverage"] = CoverageName(r.coverage);
   if (r.coverage != Report::Coverage::kWholeFile) f["bytes_read"] = r.bytes_read;
+  Json not_checked = Json::array();
+  for (const std::string& item : r.not_checked) not_checked.push_back(EscapeForDisplay(item, kMaxPathBytes));
+  f["not_checked"] = std::move(not_checked);
   if (!r.sha256.empty()) f["sha256"] = r.sha256;
   f["header"] = HeaderJson(r);
   Json findings = Json::array();
@@ -204,7 +221,7 @@ std::string RenderTextFile(const FileOutcome& o) {
   Counts c = CountFindings(*o.report);
   absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
                   " notes)", CoverageNote(*o.report), o.report->sha256.empty() ? "" : " sha256 ", o.report->sha256,
-                  "\n");
+                  NotCheckedNote(*o.report), "\n");
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "nlohmann/json.hpp"
@@ -96,9 +97,22 @@ class SarifWriter final : public ReportWriter {
       return;
     }
     const Report& r = *o.report;
+    // The verdict per artifact; an inconclusive one lists what was not
+    // checked there, and also as a warning notification of the run, so a
+    // SARIF viewer that shows only results and notifications still says it.
+    std::vector<std::string> items;
+    for (const std::string& item : r.not_checked) items.push_back(EscapeForDisplay(item, kMaxPathBytes));
+    Json not_checked = items;
+    if (r.verdict() == Report::Verdict::kInconclusive) {
+      notifications_.push_back(
+          {{"level", "warning"},
+           {"descriptor", {{"id", "inconclusive"}}},
+           {"message", {{"text", absl::StrCat("inconclusive: not checked: ", absl::StrJoin(items, "; "))}}},
+           {"locations", Json::array({Json{{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}}}}})}});
+    }
     artifacts_.push_back({{"location", {{"uri", uri}}},
                           {"length", r.file_size},
-                          {"properties", {{"verdict", r.valid() ? "valid" : "invalid"}}}});
+                          {"properties", {{"verdict", VerdictName(r.verdict())}, {"not_checked", std::move(not_checked)}}}});
     for (const Finding& f : r.findings) {
       Json result = {
           {"ruleId", RuleCode(f.rule)},
@@ -118,7 +132,11 @@ class SarifWriter final : public ReportWriter {
   }
 
   void Finish() override {
-    Json invocation = {{"executionSuccessful", notifications_.empty()}};
+    // executionSuccessful: every input was read (I/O errors are error
+    // notifications; an inconclusive file's is a warning and does not count).
+    bool io_errors = false;
+    for (const Json& n : notifications_) io_errors |= n["level"] == "error";
+    Json invocation = {{"executionSuccessful", !io_errors}};
     if (!notifications_.empty()) invocation["toolExecutionNotifications"] = std::move(notifications_);
     out_ << "],\n\"invocations\":" << Dump(Json::array({std::move(invocation)})) << ",\n\"artifacts\":"
          << Dump(artifacts_) << ",\n\"properties\":"
