@@ -115,146 +115,14 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
-// Reads the header into a ValidatedFile's prefix and parses it, from a
-// positioned source whose size is known or from a stream whose size is
-// learnt at its end: one loop for both, so that both give the same findings.
-class PrefixReader {
- public:
-  PrefixReader(ValidatedFile& out, ByteSource* source, ByteStream* stream, uint64_t max_bytes,
-               std::optional<uint64_t> file_size = std::nullopt)
-      : out_(out), source_(source), stream_(stream), max_bytes_(max_bytes), file_size_(file_size) {
-    if (source_ != nullptr) size_ = source_->size();
-  }
-
-  // Leaves the parse and the findings it recorded in *parsed and *sink. An
-  // error status means the input could not be read.
-  absl::Status Read(const Policy& policy, const SourceOptions& options, StringArrayHashes* hashes, ParseResult* parsed,
-                    std::optional<FindingSink>* sink) {
-    const uint64_t max_header = policy.limits.max_header_bytes;
-    uint64_t want = std::max<uint64_t>(options.first_prefix, 1);
-    for (;;) {
-      // The last prefix's parse is dropped first: its view (a record per
-      // tensor info and KV) points into the buffer that Ensure may replace,
-      // and must not be alive beside the old buffer, the new one and the
-      // new parse.
-      *parsed = ParseResult{};
-      absl::Status read = Ensure(want);
-      if (!read.ok()) return read;
-      sink->emplace(policy);
-      // A stream that is a prefix of a larger file (file_size_) is never
-      // the whole file: running out of it is not the file's truncation.
-      const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
-      *parsed = ParseHeader(out_.prefix(), ParseOptions{policy.limits, complete, TokenHashesWanted(policy, *hashes)},
-                            **sink);
-      if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
-      const uint64_t needed = parsed->bytes_needed;
-      if (stream_ != nullptr && file_size_ && size_.has_value() && !complete) {
-        return absl::OutOfRangeError(absl::StrCat("the stream ended after ", *size_,
-                                                  " bytes, inside the header, which needs at least ", needed,
-                                                  " (the file has ", *file_size_, " by --file-size): read a longer prefix"));
-      }
-      if (size_.has_value() && needed > *size_) {
-        // The file is too short: parse it whole for the truncation finding,
-        // as long as holding it whole stays within the header limit.
-        if (*size_ <= max_header) {
-          want = *size_;
-          continue;
-        }
-      } else if (needed <= max_header) {
-        // Grow x`growth`, or to where the parser expects the header to end
-        // when that is further, by at most max_overshoot past what was
-        // asked for.
-        const uint64_t grown = std::min(std::max(SatMul(want, std::max<uint64_t>(options.growth, 2)),
-                                                 parsed->bytes_expected),
-                                        SatAdd(needed, options.max_overshoot));
-        want = std::min(std::max(needed, grown), max_header);
-        continue;
-      } else if (!size_.has_value() && length() <= max_header) {
-        // A stream's size is unknown: read on, up to the limit, to tell a
-        // header beyond the limit from a file that ends first (which a
-        // path's size tells at once).
-        want = SatAdd(max_header, 1);
-        continue;
-      }
-      (*sink)->Add(RuleId::kHeaderSizeLimit, 0,
-                   absl::StrCat("header of at least ", needed, " bytes exceeds the limit of ", max_header));
-      parsed->status = ParseStatus::kFailed;
-      return absl::OkStatus();
-    }
-  }
-
-  uint64_t length() const { return out_.prefix_length_; }
-  // The input's size: a source's from the start, a stream's once it ended.
-  std::optional<uint64_t> size() const { return size_; }
-
- private:
-  // Makes the prefix hold the input's first `want` bytes, or all of them
-  // when it is shorter. A stream's buffer grows at most x2 past the bytes it
-  // has received: no count from the file sizes an allocation before the
-  // bytes are there.
-  absl::Status Ensure(uint64_t want) {
-    if (source_ != nullptr) {
-      const uint64_t target = std::min(want, *size_);
-      if (target <= length()) return absl::OkStatus();
-      Grow(target);
-      absl::Status s = source_->ReadAt(length(), absl::MakeSpan(out_.prefix_.data() + length(), target - length()));
-      if (!s.ok()) return s;
-      out_.prefix_length_ = target;
-      return absl::OkStatus();
-    }
-    constexpr uint64_t kFirstStreamBuffer = uint64_t{64} << 10;
-    // A stream is never buffered past its budget (--max-bytes): a header
-    // that needs more cannot be judged (an I/O error); one that fits is,
-    // and the data's reader finds out whether the stream goes on.
-    if (want > length() && length() >= max_bytes_ && !size_.has_value()) return TooLong(max_bytes_);
-    want = std::min(want, max_bytes_);
-    while (length() < want && !size_.has_value()) {
-      if (length() == out_.prefix_.size()) Grow(std::min(want, std::max(SatMul(length(), 2), kFirstStreamBuffer)));
-      const size_t room = static_cast<size_t>(std::min<uint64_t>(want, out_.prefix_.size()) - length());
-      absl::StatusOr<size_t> got = stream_->Read(absl::MakeSpan(out_.prefix_.data() + length(), room));
-      if (!got.ok()) return got.status();
-      if (*got == 0) {
-        size_ = length();
-        break;
-      }
-      out_.prefix_length_ += *got;
-      if (file_size_ && length() > *file_size_) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the stream holds more than the ", *file_size_, " bytes that --file-size gives the file"));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  void Grow(uint64_t capacity) {
-    PageBuffer grown = PageBuffer::Uninitialised(static_cast<size_t>(capacity));
-    if (length() > 0) std::memcpy(grown.data(), out_.prefix_.data(), length());
-    out_.prefix_ = std::move(grown);
-  }
-
- public:
-  static absl::Status TooLong(uint64_t max_bytes) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the stream is longer than the limit of ", max_bytes, " bytes (--max-bytes)"));
-  }
-
- private:
-  ValidatedFile& out_;
-  ByteSource* source_;
-  ByteStream* stream_;
-  uint64_t max_bytes_;
-  std::optional<uint64_t> file_size_;  // a stream's whole file, when it is a prefix of it
-  std::optional<uint64_t> size_;
-};
-
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options,
                                              const DeepOptions& deep) {
   ValidatedFile out;
-  PrefixReader reader(out, &source, nullptr, UINT64_MAX);
+  PrefixReader reader(out.prefix_, out.prefix_length_, &source, nullptr, UINT64_MAX);
   ParseResult parsed;
   std::optional<FindingSink> sink;
   StringArrayHashes token_hashes(kTokenArrayKey);
-  absl::Status read = reader.Read(policy, options, &token_hashes, &parsed, &sink);
+  absl::Status read = reader.Read(policy, options, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
   if (!read.ok()) return read;
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
@@ -268,11 +136,11 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
                                              const DeepOptions& deep_options) {
   ValidatedFile out;
   const std::optional<uint64_t> file_size = options.header_only ? options.file_size : std::nullopt;
-  PrefixReader reader(out, nullptr, &stream, options.max_bytes, file_size);
+  PrefixReader reader(out.prefix_, out.prefix_length_, nullptr, &stream, options.max_bytes, file_size);
   ParseResult parsed;
   std::optional<FindingSink> sink;
   StringArrayHashes token_hashes(kTokenArrayKey);
-  absl::Status read = reader.Read(policy, options.prefix, &token_hashes, &parsed, &sink);
+  absl::Status read = reader.Read(policy, options.prefix, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
   if (!read.ok()) return read;
   const absl::Span<const uint8_t> prefix = out.prefix();
 

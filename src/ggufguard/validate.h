@@ -15,6 +15,7 @@
 #include "ggufguard/format/header.h"
 #include "ggufguard/deep/deep.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/read/prefix_reader.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/rules/loader_rules.h"
@@ -90,17 +91,6 @@ const char* VerdictName(Report::Verdict verdict);
 // `file`, which must outlive it.
 Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep = {});
 
-struct SourceOptions {
-  // First read: 2 MiB, one huge page; it holds the header of a ~50k-token
-  // vocabulary (SmolLM2, GPT-2: ~1.8 MB). x4 then reaches 8 MiB, 4x that
-  // vocabulary, in two reads. Every byte read past the header is copied for
-  // nothing: docs/performance.md has the measurements behind these numbers.
-  uint64_t first_prefix = uint64_t{2} << 20;
-  uint64_t growth = 4;  // then x4 until the header fits
-  // The most a growth step reads beyond what the parser asked for: a 130 MB
-  // header then costs its size plus this, not x4 (docs/design.md).
-  uint64_t max_overshoot = uint64_t{64} << 20;
-};
 
 struct StreamOptions {
   SourceOptions prefix;           // how the header is buffered
@@ -142,7 +132,6 @@ class ValidatedFile {
                                                       const DeepOptions&);
   friend absl::StatusOr<ValidatedFile> ValidateStream(ByteStream&, const Policy&, const StreamOptions&,
                                                       const DeepOptions&);
-  friend class PrefixReader;
 
   // The prefix's memory, left uninitialised (each read overwrites what it
   // fills) and huge-page backed from a few hundred KiB up.
