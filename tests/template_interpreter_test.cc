@@ -1,0 +1,80 @@
+// The interpreter (interpreter.h) driven directly on parsed templates:
+// scopes and branches, loop passes, macro rounds and the visit budget.
+// template_analysis_test.cc covers the attack techniques end to end.
+#include "ggufguard/template/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "ggufguard/template/parser.h"
+
+namespace ggufguard::jinja::analysis {
+namespace {
+
+TemplateScan Interpret(std::string_view src, TemplateScanOptions opts = {}) {
+  ParseResult parsed = Parse(src);
+  TemplateScan out;
+  Interpreter(parsed.program, src, opts, &out).Run();
+  return out;
+}
+
+bool Has(const TemplateScan& s, TemplateIssueKind kind) {
+  return std::any_of(s.issues.begin(), s.issues.end(), [&](const TemplateIssue& i) { return i.kind == kind; });
+}
+
+TEST(TemplateInterpreterTest, ABranchThatMayRunJoinsWithTheBinding) {
+  // The set under an unknown condition may or may not run: both values reach the subscript.
+  EXPECT_TRUE(Has(Interpret("{% set k = 'role' %}{% if x %}{% set k = '__class__' %}{% endif %}{{ m[k] }}"),
+                  TemplateIssueKind::kDunderAccess));
+  // A branch that cannot run leaves the binding alone.
+  EXPECT_FALSE(Has(Interpret("{% set k = 'role' %}{% if false %}{% set k = '__class__' %}{% endif %}{{ m[k] }}"),
+                   TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, ScopesEnd) {
+  // {% with %} and a loop's target end with their block.
+  EXPECT_FALSE(Has(Interpret("{% with k = '__class__' %}{% endwith %}{{ m[k] }}"), TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{% with k = '__class__' %}{{ m[k] }}{% endwith %}"), TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, NamespaceValuesCarryAcrossLoopPasses) {
+  // The second pass sees what the first set.
+  EXPECT_TRUE(Has(Interpret("{% set ns = namespace(k='role') %}{% for m in messages %}{{ m[ns.k] }}"
+                      "{% set ns.k = '__class__' %}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, MacroBodiesSeeTheirCallSitesArguments) {
+  EXPECT_TRUE(Has(Interpret("{% macro f(k) %}{{ m[k] }}{% endmacro %}{{ f('__class__') }}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_FALSE(Has(Interpret("{% macro f(k) %}{{ m[k] }}{% endmacro %}{{ f('content') }}"),
+                   TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
+  std::string src;
+  for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";
+  TemplateScanOptions opts;
+  opts.max_issues = 5;
+  EXPECT_EQ(Interpret(src, opts).issues.size(), 5u);
+  EXPECT_EQ(Interpret("{% for i in [1, 2] %}{{ m.__class__ }}{% endfor %}").issues.size(), 1u);
+}
+
+TEST(TemplateInterpreterTest, VisitBudgetEndsDeepMacroChains) {
+  // Each macro calls the next with a literal: every round re-analyses a
+  // body, within a budget proportional to the template.
+  std::string src;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    src += "{% macro m" + std::to_string(i) + "(x) %}{{ m" + std::to_string(i + 1) + "(x ~ 'a') }}{% endmacro %}";
+  }
+  src += "{% macro m" + std::to_string(n) + "(x) %}{{ x }}{% endmacro %}{{ m0('b') }}";
+  const TemplateScan s = Interpret(src);
+  EXPECT_FALSE(Has(s, TemplateIssueKind::kDunderAccess));
+}
+
+}  // namespace
+}  // namespace ggufguard::jinja::analysis
