@@ -54,6 +54,12 @@ TEST(TemplateInterpreterTest, MacroBodiesSeeTheirCallSitesArguments) {
                    TemplateIssueKind::kDunderAccess));
 }
 
+TEST(TemplateInterpreterTest, FoldsReplaceOfTheEmptyStringWithACount) {
+  // Python: '_class__'.replace('', '_', 1) is '__class__' (the rest stays).
+  EXPECT_TRUE(Has(Interpret("{{ messages['_class__'.replace('', '_', 1)] }}"), TemplateIssueKind::kDunderAccess));
+  EXPECT_FALSE(Has(Interpret("{{ messages['ole'.replace('', 'r', 1)] }}"), TemplateIssueKind::kDunderAccess));
+}
+
 TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
   std::string src;
   for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";

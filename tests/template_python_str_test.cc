@@ -62,6 +62,9 @@ TEST(TemplatePythonStrTest, Replace) {
       {"'XXclassXX'.replace('X', '_')", Replace("XXclassXX", "X", "_", -1, kNoLimit), "__class__"},
       {"'XXclassXX'.replace('X', '_', 2)", Replace("XXclassXX", "X", "_", 2, kNoLimit), "__classXX"},
       {"'abc'.replace('', '-')", Replace("abc", "", "-", -1, kNoLimit), "-a-b-c-"},
+      {"'abc'.replace('', '-', 2)", Replace("abc", "", "-", 2, kNoLimit), "-a-bc"},
+      {"'abc'.replace('', '-', 4)", Replace("abc", "", "-", 4, kNoLimit), "-a-b-c-"},
+      {"'abc'.replace('', '-', 0)", Replace("abc", "", "-", 0, kNoLimit), "abc"},
       {"'aaa'.replace('a', 'b', 0)", Replace("aaa", "a", "b", 0, kNoLimit), "aaa"},
   });
 }

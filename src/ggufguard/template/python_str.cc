@@ -63,11 +63,15 @@ std::string Replace(std::string_view s, std::string_view from, std::string_view 
                     size_t max_bytes) {
   std::string out;
   if (from.empty()) {  // Python inserts `to` between every character
-    for (size_t i = 0; i <= s.size() && count != 0; ++i, --count) {
+    // With a count, the characters past the last insertion stay as they are:
+    // 'abc'.replace('', '-', 2) is '-a-bc'.
+    size_t i = 0;
+    for (; i <= s.size() && count != 0; ++i, --count) {
       out += to;
       if (i < s.size()) out += s[i];
-      if (out.size() > max_bytes) break;
+      if (out.size() > max_bytes) return out;
     }
+    if (i < s.size()) out.append(s.substr(i));
     return out;
   }
   size_t pos = 0;
