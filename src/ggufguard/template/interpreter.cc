@@ -166,6 +166,17 @@ const Value* Interpreter::Lookup(const std::string& key) const {
 
 void Interpreter::Assign(const std::string& key, Value v, bool shared) {
   auto it = vars_.find(key);
+  if (open_marks_ == 0) {
+    // No scope or branch holds a journal position: nothing will undo this
+    // assignment, so it is not journaled (a top-level run of set statements
+    // would otherwise keep a copy of every value it replaced).
+    if (it == vars_.end()) {
+      vars_.emplace(key, std::move(v));
+    } else {
+      it->second = std::move(v);
+    }
+    return;
+  }
   if (it == vars_.end()) {
     journal_.push_back({key, false, Value(), shared});
     vars_.emplace(key, std::move(v));
@@ -245,7 +256,7 @@ void Interpreter::Statement(NodeId id) {
     }
     case StmtKind::kCallBlock: {
       Eval(s.a);
-      const size_t pos = journal_.size();
+      const JournalMark pos(this);
       BindParams(s, nullptr);
       {
         CondScope c(this, true);  // the body runs only if the callee calls caller()
@@ -278,7 +289,7 @@ void Interpreter::Statement(NodeId id) {
     case StmtKind::kWith: {
       std::vector<Value> values;
       for (uint32_t i = 0; i < s.params_count; ++i) values.push_back(Eval(p_.args[s.params_begin + i].value));
-      const size_t pos = journal_.size();
+      const JournalMark pos(this);
       for (uint32_t i = 0; i < s.params_count; ++i) {
         const Arg& a = p_.args[s.params_begin + i];
         if (!a.name.empty()) Assign(std::string(a.name), std::move(values[i]));
@@ -302,7 +313,7 @@ void Interpreter::Statement(NodeId id) {
 
 void Interpreter::If(const Stmt& s) {
   const int truth = Truth(Eval(s.a));
-  const size_t pos = journal_.size();
+  const JournalMark pos(this);
   {
     CondScope c(this, truth != 1);
     Walk(s.body);
@@ -416,7 +427,7 @@ void Interpreter::For(const Stmt& s) {
   const bool runs = count > 0;  // a constant, non-empty sequence always runs
 
   auto pass = [&] {
-    const size_t local = journal_.size();
+    const JournalMark local(this);
     loops_.push_back(frame);
     BindTarget(s.a, element);
     Assign("loop", RootValue("loop"));
@@ -439,7 +450,7 @@ void Interpreter::For(const Stmt& s) {
   absl::flat_hash_map<std::string, Value> joined;
   std::vector<std::string> order, changed;
   for (int n = 0; n < kLoopPasses; ++n) {
-    const size_t start = journal_.size();
+    const JournalMark start(this);
     pass();
     changed.clear();
     for (Touched& t : TouchedSince(start)) {
@@ -622,7 +633,7 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   loops_.clear();
   current_macro_ = macro;
   cond_depth_ = 0;
-  const size_t pos = journal_.size();
+  const JournalMark pos(this);
   BindParams(s, params);
   Assign("caller", RootValue("caller"));
   Walk(s.body);

@@ -71,6 +71,20 @@ class Interpreter {
     bool shared;  // a namespace attribute: outlives the scope that set it
   };
 
+  // A position in the journal that a scope or branch will roll back to or
+  // read from, held while it is in use: Assign journals only while one is.
+  struct JournalMark {
+    Interpreter* in;
+    size_t pos;
+    explicit JournalMark(Interpreter* interpreter) : in(interpreter), pos(interpreter->journal_.size()) {
+      ++in->open_marks_;
+    }
+    ~JournalMark() { --in->open_marks_; }
+    JournalMark(const JournalMark&) = delete;
+    JournalMark& operator=(const JournalMark&) = delete;
+    operator size_t() const { return pos; }  // NOLINT: a position, where one is asked for
+  };
+
   const Value* Lookup(const std::string& key) const;
   void Assign(const std::string& key, Value v, bool shared = false);
   void Undo(Entry& e);
@@ -221,6 +235,7 @@ class Interpreter {
   absl::flat_hash_set<uint64_t> seen_;
   absl::flat_hash_map<std::string, Value> vars_;
   std::vector<Entry> journal_;
+  int open_marks_ = 0;  // JournalMarks alive
   absl::flat_hash_map<std::string_view, NodeId> macros_;
   // Slots set from one another (`{% set b = a %}`), grouped, for mutations
   // through an alias (Alias()).
