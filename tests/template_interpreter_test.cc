@@ -60,6 +60,19 @@ TEST(TemplateInterpreterTest, FoldsReplaceOfTheEmptyStringWithACount) {
   EXPECT_FALSE(Has(Interpret("{{ messages['ole'.replace('', 'r', 1)] }}"), TemplateIssueKind::kDunderAccess));
 }
 
+TEST(TemplateInterpreterTest, ALiteralOnEitherSideOfAConcatenationMakesTheNameTemplateMade) {
+  // x ~ '_' was template-made, '__cla' ~ x read as the request's: now both
+  // are (tests/data/chat_templates/attack/literal_prefix_concat.jinja).
+  EXPECT_TRUE(Has(Interpret("{% set c = messages|length * 0 %}{{ m['__cla' ~ ('%c' % (c + 115))] }}"),
+                  TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m[m.content ~ '__'] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m['__' ~ m.content] }}"), TemplateIssueKind::kComputedName));
+  // The benign neighbours: such a concatenation rendered, not used as a
+  // name, and a name from the request alone.
+  EXPECT_TRUE(Interpret("{% for m in messages %}{{ '<|im_start|>' ~ m.role ~ '\\n' }}{% endfor %}").issues.empty());
+  EXPECT_TRUE(Interpret("{{ m[m.role] }}").issues.empty());
+}
+
 TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
   std::string src;
   for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";

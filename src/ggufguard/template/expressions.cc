@@ -322,7 +322,11 @@ Value Interpreter::EvalConcat(const Expr& e, NodeId id) {
     MergeOrigin(&origin, v);
     std::vector<std::string> parts;
     if (!exact || !ExactStrings(v, &parts)) {
-      if (Spelled(v) || v.items_exact) MergeOrigin(&origin, Computed());
+      // A literal on either side makes the result template-made: `x ~
+      // '_'` was, and `'__cla' ~ x` is now too (the literal prefix folded
+      // so far was dropped, and the result read as the request's).
+      const bool literal_before = exact && std::any_of(acc.begin(), acc.end(), [](const std::string& a) { return !a.empty(); });
+      if (Spelled(v) || v.items_exact || literal_before) MergeOrigin(&origin, Computed());
       exact = false;
       continue;
     }
