@@ -73,6 +73,15 @@ TEST(TemplateInterpreterTest, ALiteralOnEitherSideOfAConcatenationMakesTheNameTe
   EXPECT_TRUE(Interpret("{{ m[m.role] }}").issues.empty());
 }
 
+TEST(TemplateInterpreterTest, AMixedListKeepsItsLiterals) {
+  // tests/data/chat_templates/attack/mixed_list_literal.jinja
+  EXPECT_TRUE(Has(Interpret("{% for k in ['__class__', m.role] %}{{ m[k] }}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{{ m[(['x', m.role, '__class__'])[i]] }}"), TemplateIssueKind::kDunderAccess));
+  // The benign neighbour: a list of field names and the request's value.
+  EXPECT_TRUE(Interpret("{% for k in ['content', m.role] %}{{ m[k] }}{% endfor %}").issues.empty());
+}
+
 TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
   std::string src;
   for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";

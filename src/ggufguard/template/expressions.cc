@@ -191,6 +191,7 @@ Value Interpreter::EvalContainer(const Expr& e) {
   const bool dict = e.kind == ExprKind::kDict;
   v.keyed = dict;
   std::string key;  // dict: the key of the value that follows, when it is a literal string
+  std::vector<std::string> literal_strs;  // list or tuple: its elements that are literal strings
   bool key_known = false;
   for (uint32_t i = 0; i < e.args_count; ++i) {
     const Value x = Eval(p_.args[e.args_begin + i].value);
@@ -211,13 +212,20 @@ Value Interpreter::EvalContainer(const Expr& e) {
     std::vector<std::string> s;
     if (ExactStrings(x, &s) && s.size() == 1) {
       v.items.push_back(s[0]);
+      if (!dict && IsExactStr(x)) literal_strs.push_back(s[0]);
     } else {
       v.items_exact = false;
       AddElement(&v, x);
     }
   }
   v.size = dict ? e.args_count / 2 : e.args_count;
-  if (!v.items_exact) v.items.clear();
+  if (!v.items_exact) {
+    // A list of literals and other values (`['__class__', m.role]`) may
+    // still give its literal strings: keep them as items it may hold
+    // (before, they went with `items`, and iterating gave the request's).
+    if (!AddStrings(&v.maybe_items, literal_strs, 4 * kMaxStrings)) MergeOrigin(&v, Computed());
+    v.items.clear();
+  }
   return v;
 }
 
