@@ -1,0 +1,756 @@
+// The interpreter: findings, scopes, statements, macros. See interpreter.h.
+#include "ggufguard/template/interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/template/object_model.h"
+#include "ggufguard/template/python_str.h"
+#include "ggufguard/template/value.h"
+
+namespace ggufguard::jinja::analysis {
+
+Interpreter::Interpreter(const Program& p, std::string_view src, const TemplateScanOptions& o, TemplateScan* out)
+    : p_(p), src_(src), opts_(o), out_(out) {
+  budget_ = static_cast<int64_t>(4 * (p.stmts.size() + p.exprs.size()) + 4096);
+  for (size_t i = 0; i < p.stmts.size(); ++i) {
+    const Stmt& s = p.stmts[i];
+    if (s.kind == StmtKind::kMacro && !macros_.contains(s.name)) macros_[s.name] = static_cast<NodeId>(i);
+  }
+}
+
+void Interpreter::Run() {
+  Walk(p_.top);
+  // Macros whose call sites pass something other than plain data are
+  // analysed again with what they receive (a root, a constant name).
+  for (int round = 0; round < kMacroRounds; ++round) {
+    bool any = false;
+    auto pending_map = std::move(pending_params_);
+    pending_params_.clear();
+    // In definition order: a hash map's order differs between tables, and
+    // with the issue cap and the budget, order decides what is reported.
+    std::vector<std::pair<NodeId, std::vector<Value>>> pending(pending_map.begin(), pending_map.end());
+    std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [macro, params] : pending) {
+      if (budget_ <= 0) break;
+      any = true;
+      AnalyseMacroBody(macro, &params);
+    }
+    if (!any) break;
+  }
+  ReportRecursion();
+}
+
+std::string Interpreter::ExprText(NodeId id) const {
+  if (id == kNoNode) return "?";
+  const Expr& e = p_.expr(id);
+  return EscapeForDisplay(src_.substr(e.begin, e.end - e.begin), kMaxExprChars);
+}
+
+size_t Interpreter::Begin(NodeId id) const { return id == kNoNode ? 0 : p_.expr(id).begin; }
+
+// Where the name of an access is: the attribute after the dot, the
+// subscript, the argument of |attr; a finding points at it.
+size_t Interpreter::NameOffset(NodeId id) const {
+  if (id == kNoNode) return 0;
+  const Expr& e = p_.expr(id);
+  if (e.kind == ExprKind::kGetAttr) return e.name_at;
+  if (e.kind == ExprKind::kGetItem && e.b != kNoNode) return p_.expr(e.b).begin;
+  if (e.kind == ExprKind::kFilter && e.args_count > 0 && p_.args[e.args_begin].value != kNoNode) {
+    return p_.expr(p_.args[e.args_begin].value).begin;
+  }
+  return e.begin;
+}
+
+void Interpreter::Emit(Kind kind, size_t offset, std::string detail) {
+  const uint64_t key = static_cast<uint64_t>(offset) * 32 + static_cast<uint64_t>(kind);
+  if (!seen_.insert(key).second) return;
+  if (emitted_++ >= opts_.max_issues) return;
+  out_->issues.push_back({kind, offset, 0, 0, std::move(detail)});
+}
+
+void Interpreter::NoteRoot(std::string_view name) {
+  if (out_->roots.size() >= kMaxListed) return;
+  if (std::find(out_->roots.begin(), out_->roots.end(), name) == out_->roots.end()) out_->roots.emplace_back(name);
+}
+
+void Interpreter::NoteFolded(std::string_view name) {
+  std::string e = EscapeForDisplay(name, 64);
+  if (out_->folded_names.size() >= kMaxListed) return;
+  if (std::find(out_->folded_names.begin(), out_->folded_names.end(), e) == out_->folded_names.end()) {
+    out_->folded_names.push_back(std::move(e));
+  }
+}
+
+// Checks a name used to reach into `obj`. `attribute`: attribute syntax,
+// |attr or attribute= (where `_`-prefixed names are internal too).
+void Interpreter::CheckName(const Value& name, const Value& obj, NodeId at, bool attribute) {
+  if (!(name.mask & kStr)) return;  // numbers index; they never reach attributes
+  for (const std::string& s : name.strs) {
+    if (IsDunderLike(s) || (attribute && s.starts_with("_"))) {
+      std::string detail = ExprText(at);
+      if (name.built) {
+        absl::StrAppend(&detail, " builds '", EscapeForDisplay(s, 64), "'");
+        NoteFolded(s);
+      }
+      Emit(Kind::kDunderAccess, NameOffset(at), std::move(detail));
+      return;
+    }
+  }
+  if (name.exact) return;
+  if (name.origin != Origin::kData) {
+    Emit(Kind::kComputedName, NameOffset(at), absl::StrCat(ExprText(at), ": a name computed at render time"));
+  } else if (obj.origin == Origin::kRoot && obj.root != "namespace()") {
+    // A namespace holds only what the template set, like chat data, and
+    // a name from the request reaches into it as far as into a dict.
+    Emit(Kind::kComputedName, NameOffset(at),
+         absl::StrCat(ExprText(at), ": a name from the request on ", EscapeForDisplay(obj.root, 40)));
+  }
+}
+
+// A dotted attribute path (attribute='a.b', selectattr('a.b')).
+void Interpreter::CheckAttributePath(const Value& path, const Value& obj, NodeId at) {
+  if (!(path.mask & kStr)) return;
+  Value parts;
+  parts.mask = kStr;
+  parts.exact = path.exact;
+  parts.built = path.built;
+  parts.origin = path.origin;
+  for (const std::string& s : path.strs) {
+    size_t start = 0;
+    for (;;) {
+      const size_t dot = s.find('.', start);
+      parts.strs.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+  }
+  CheckName(parts, obj, at, /*attribute=*/true);
+}
+
+void Interpreter::Bomb(NodeId at, std::string what) {
+  Emit(Kind::kRenderBomb, Begin(at), absl::StrCat(ExprText(at), ": ", what));
+}
+
+void Interpreter::CheckOutputSize(double size, NodeId at) {
+  if (size > static_cast<double>(opts_.max_output_bytes)) {
+    Bomb(at, absl::StrCat("makes about ", FormatCount(size), " bytes > ", opts_.max_output_bytes));
+  }
+}
+
+void Interpreter::CheckCount(double count, NodeId at, std::string_view what) {
+  if (count > static_cast<double>(opts_.max_iterations)) {
+    Bomb(at, absl::StrCat(Sv(what), " of about ", FormatCount(count), " > ", opts_.max_iterations));
+  }
+}
+
+std::string Interpreter::FormatCount(double n) {
+  if (n < 1e15) return std::to_string(static_cast<long long>(n));
+  return absl::StrCat("10^", static_cast<int>(std::log10(n)));
+}
+
+const Value* Interpreter::Lookup(const std::string& key) const {
+  auto it = vars_.find(key);
+  return it == vars_.end() ? nullptr : &it->second;
+}
+
+void Interpreter::Assign(const std::string& key, Value v, bool shared) {
+  auto it = vars_.find(key);
+  if (open_marks_ == 0) {
+    // No scope or branch holds a journal position: nothing will undo this
+    // assignment, so it is not journaled (a top-level run of set statements
+    // would otherwise keep a copy of every value it replaced).
+    if (it == vars_.end()) {
+      vars_.emplace(key, std::move(v));
+    } else {
+      it->second = std::move(v);
+    }
+    return;
+  }
+  if (it == vars_.end()) {
+    journal_.push_back({key, false, Value(), shared});
+    vars_.emplace(key, std::move(v));
+  } else {
+    journal_.push_back({key, true, std::move(it->second), shared});
+    it->second = std::move(v);
+  }
+}
+
+void Interpreter::Undo(Entry& e) {
+  if (e.had) {
+    vars_[e.key] = std::move(e.old);
+  } else {
+    vars_.erase(e.key);
+  }
+}
+
+void Interpreter::RollbackAll(size_t pos) {
+  while (journal_.size() > pos) {
+    Undo(journal_.back());
+    journal_.pop_back();
+  }
+}
+
+// Leaves a scope: its local variables go, namespace attributes stay.
+void Interpreter::RollbackLocals(size_t pos) {
+  std::vector<Entry> kept;
+  while (journal_.size() > pos) {
+    Entry& e = journal_.back();
+    if (e.shared) {
+      kept.push_back(std::move(e));
+    } else {
+      Undo(e);
+    }
+    journal_.pop_back();
+  }
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) journal_.push_back(std::move(*it));
+}
+
+std::vector<Interpreter::Touched> Interpreter::TouchedSince(size_t pos) const {
+  std::vector<Touched> out;
+  absl::flat_hash_set<std::string> done;
+  for (size_t i = pos; i < journal_.size(); ++i) {
+    const Entry& e = journal_[i];
+    if (!done.insert(e.key).second) continue;
+    const Value* v = Lookup(e.key);
+    out.push_back({e.key, v != nullptr, v ? *v : Value(), e.had, e.had ? e.old : Value()});
+  }
+  return out;
+}
+
+std::string Interpreter::NsKey(std::string_view var, std::string_view attr) { return absl::StrCat(Sv(var), "\x01", Sv(attr)); }
+
+void Interpreter::Walk(const std::vector<NodeId>& body) {
+  for (NodeId s : body) Statement(s);
+}
+
+void Interpreter::Statement(NodeId id) {
+  --budget_;
+  const Stmt& s = p_.stmt(id);
+  switch (s.kind) {
+    case StmtKind::kData:
+    case StmtKind::kLoopControl:
+      break;
+    case StmtKind::kOutput:
+    case StmtKind::kDo:
+      Eval(s.a);
+      break;
+    case StmtKind::kIf: If(s); break;
+    case StmtKind::kFor: For(s); break;
+    case StmtKind::kMacro: {
+      Value m = RootValue(absl::StrCat("macro:", Sv(s.name)));
+      m.macro = id;
+      Assign(std::string(s.name), std::move(m));
+      AnalyseMacroBody(id, nullptr);
+      break;
+    }
+    case StmtKind::kCallBlock: {
+      Eval(s.a);
+      const JournalMark pos(this);
+      BindParams(s, nullptr);
+      {
+        CondScope c(this, true);  // the body runs only if the callee calls caller()
+        Walk(s.body);
+      }
+      RollbackLocals(pos);
+      break;
+    }
+    case StmtKind::kFilterBlock:
+      Walk(s.body);
+      if (s.a != kNoNode) Eval(s.a);
+      break;
+    case StmtKind::kSet: {
+      Value v = Eval(s.b);
+      CheckDoubling(s);
+      AssignTarget(s.a, std::move(v), s.b);
+      // `{% set b = a %}` makes b the same list as a: a mutation through
+      // either changes both (Mutate widens every alias).
+      const std::string to = SlotOf(s.a), from = SlotOf(s.b);
+      if (!to.empty() && !from.empty() && to != from) Alias(to, from);
+      break;
+    }
+    case StmtKind::kSetBlock: {
+      Value v = BodyString(s.body);
+      Walk(s.body);
+      if (s.c != kNoNode) v = Eval(s.c, &v);
+      AssignTarget(s.a, std::move(v), kNoNode);
+      break;
+    }
+    case StmtKind::kWith: {
+      std::vector<Value> values;
+      for (uint32_t i = 0; i < s.params_count; ++i) values.push_back(Eval(p_.args[s.params_begin + i].value));
+      const JournalMark pos(this);
+      for (uint32_t i = 0; i < s.params_count; ++i) {
+        const Arg& a = p_.args[s.params_begin + i];
+        if (!a.name.empty()) Assign(std::string(a.name), std::move(values[i]));
+      }
+      Walk(s.body);
+      RollbackLocals(pos);
+      break;
+    }
+    case StmtKind::kInclude:
+      Emit(Kind::kFileAccess, s.begin,
+           absl::StrCat("{% ", Sv(s.name), " ", s.a == kNoNode ? "" : ExprText(s.a), " %} reads a template through the renderer's loader"));
+      if (s.a != kNoNode) Eval(s.a);
+      break;
+    case StmtKind::kBlock:
+    case StmtKind::kScope:
+      if (s.a != kNoNode) Eval(s.a);
+      Walk(s.body);
+      break;
+  }
+}
+
+void Interpreter::If(const Stmt& s) {
+  const int truth = Truth(Eval(s.a));
+  const JournalMark pos(this);
+  {
+    CondScope c(this, truth != 1);
+    Walk(s.body);
+  }
+  auto then_values = TouchedSince(pos);
+  RollbackAll(pos);
+  {
+    CondScope c(this, truth != 0);
+    Walk(s.orelse);
+  }
+  if (truth == 0) return;  // the then-branch never runs
+  if (truth == 1) RollbackAll(pos);
+  for (Touched& t : then_values) {
+    const Value* now = Lookup(t.key);
+    if (!t.set_now) continue;
+    const bool shared = t.key.find('\x01') != std::string::npos;
+    // When the then-branch may not run, the name keeps what it was: its
+    // binding, or for a name nothing bound what a lookup of it gives (the
+    // request's value). `{% if tools is not defined %}{% set tools = [] %}
+    // {% endif %}` (Qwen3-Coder, Nemotron 3 Nano) leaves the request's tools
+    // or an empty list, not a template-made list: values read out of them by
+    // their own keys are the request's. A literal joined with the
+    // request's value stays the request's (Join).
+    Assign(t.key, truth != 1 ? Join(t.now, now ? *now : Unbound(t.key, shared)) : t.now, shared);
+  }
+}
+
+// What iterating over `v` gives, and whatever a mutation the analysis
+// could not pin to a variable may have put there.
+Value Interpreter::ElementOf(const Value& v) { return WithUntrackedMutations(ElementOfUnmutated(v)); }
+
+// `e`, a member read out of a container, or whatever a mutation the
+// analysis could not pin to a variable put there: an element, and a
+// literal dict's key read by name too (`d.x.update(...)` changes d.x.a).
+Value Interpreter::WithUntrackedMutations(Value e) const {
+  if (!untracked_mutations_) return e;
+  e = WithPossibleStrs(std::move(e), untracked_mutation_.strs);
+  MergeOrigin(&e, untracked_mutation_);
+  return e;
+}
+
+// Is `slot` a parameter of the macro being analysed? It holds the
+// caller's value, which a mutation through it changes for the caller too.
+bool Interpreter::IsMacroParameter(std::string_view slot) const {
+  if (current_macro_ == kNoNode) return false;
+  const Stmt& m = p_.stmt(current_macro_);
+  for (uint32_t i = 0; i < m.params_count; ++i) {
+    if (p_.args[m.params_begin + i].name == slot) return true;
+  }
+  return slot == "varargs" || slot == "kwargs";
+}
+
+Value Interpreter::ElementOfUnmutated(const Value& v) {
+  if (v.items_numbers) return Data(kNum);
+  if (v.items_exact) {
+    Value e;
+    bool first = true;
+    for (const std::string& s : v.items) {
+      Value x = Str(s, true);
+      e = first ? x : Join(e, x);
+      first = false;
+      if (!e.exact) break;
+    }
+    if (!first) return e;
+  }
+  if (IsExactStr(v)) {
+    Value e;
+    bool first = true;
+    for (const std::string& s : v.strs) {
+      for (char c : s) {
+        Value x = Str(std::string(1, c), true);
+        e = first ? x : Join(e, x);
+        first = false;
+      }
+    }
+    if (!first) return e;
+  }
+  // Anything else gives what any member of it gives: the request's, with
+  // the literals it may hold, or template-made.
+  Value e = ReadOf(v);
+  if (v.origin == Origin::kRoot) e = RootValue(v.root);
+  return e;
+}
+
+void Interpreter::BindTarget(NodeId target, const Value& v) {
+  if (target == kNoNode) return;
+  const Expr& t = p_.expr(target);
+  if (t.kind == ExprKind::kName) {
+    Assign(std::string(t.name), v);
+  } else if (t.kind == ExprKind::kTuple) {
+    const Value e = ElementOf(v);
+    for (uint32_t i = 0; i < t.args_count; ++i) BindTarget(p_.args[t.args_begin + i].value, e);
+  }
+}
+
+void Interpreter::For(const Stmt& s) {
+  const Value iter = Eval(s.b);
+  double count = 0;  // 0: as many as the request has
+  if (iter.items_exact || iter.size > 0) count = std::max(iter.size, static_cast<double>(iter.items.size()));
+  if (IsExactStr(iter)) count = iter.size;
+  const double product = (loops_.empty() ? 1 : loops_.back().product) * std::max(count, 1.0);
+  if (count > 0 && (loops_.empty() || loops_.back().product <= static_cast<double>(opts_.max_iterations))) {
+    CheckCount(product, s.b, "nested loops run");
+  }
+  Loop frame;
+  frame.recursive = s.recursive;
+  frame.product = product;
+  frame.known = (loops_.empty() || loops_.back().known) && count > 0;
+  CollectTargetNames(s.a, &frame.targets);
+  const Value element = ElementOf(iter);
+  const bool runs = count > 0;  // a constant, non-empty sequence always runs
+
+  auto pass = [&] {
+    const JournalMark local(this);
+    loops_.push_back(frame);
+    BindTarget(s.a, element);
+    Assign("loop", RootValue("loop"));
+    {
+      CondScope c(this, !runs);
+      if (s.c != kNoNode) Eval(s.c);
+      Walk(s.body);
+    }
+    loops_.pop_back();
+    RollbackLocals(local);
+  };
+  NoteRoot("loop");
+  // Namespace attributes carry values from one iteration to the next: join
+  // each with what it was before and run the body again, until a pass adds
+  // nothing to what was joined (a value set anew in every pass, like
+  // GigaChat 3.5's `ns_p.n = ns_p.n[seg]`, settles in the third) or
+  // kLoopPasses ran; then widen those that still change.
+  // `order` keeps the journal's order so that widening assigns in a fixed
+  // order (the hash map's would differ between runs).
+  absl::flat_hash_map<std::string, Value> joined;
+  std::vector<std::string> order, changed;
+  for (int n = 0; n < kLoopPasses; ++n) {
+    const JournalMark start(this);
+    pass();
+    changed.clear();
+    for (Touched& t : TouchedSince(start)) {
+      if (!t.set_now) continue;
+      const auto it = joined.find(t.key);
+      if (it == joined.end() && t.had_before && SameValue(t.before, t.now)) continue;
+      Value next = it != joined.end() ? Join(it->second, t.now) : t.had_before ? Join(t.before, t.now) : t.now;
+      if (it != joined.end() && SameValue(next, it->second)) {
+        Assign(t.key, it->second, true);  // this pass may have left less
+        continue;
+      }
+      Assign(t.key, next, true);
+      if (it == joined.end()) {
+        joined.emplace(t.key, std::move(next));
+        order.push_back(t.key);
+      } else {
+        it->second = std::move(next);
+      }
+      changed.push_back(std::move(t.key));
+    }
+    if (changed.empty() || budget_ <= 0) break;
+  }
+  for (const std::string& key : order) {
+    if (std::find(changed.begin(), changed.end(), key) != changed.end()) Assign(key, Widen(joined.at(key)), true);
+  }
+  CondScope c(this, true);
+  Walk(s.orelse);
+}
+
+void Interpreter::CollectTargetNames(NodeId target, std::vector<std::string_view>* out) {
+  if (target == kNoNode) return;
+  const Expr& t = p_.expr(target);
+  if (t.kind == ExprKind::kName) out->push_back(t.name);
+  if (t.kind == ExprKind::kTuple) {
+    for (uint32_t i = 0; i < t.args_count; ++i) CollectTargetNames(p_.args[t.args_begin + i].value, out);
+  }
+}
+
+void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
+  if (target == kNoNode) return;
+  const Expr& t = p_.expr(target);
+  if (t.kind == ExprKind::kGetAttr && t.a != kNoNode && p_.expr(t.a).kind == ExprKind::kName) {
+    const Expr& ns = p_.expr(t.a);
+    const Value* nsv = Lookup(std::string(ns.name));
+    if (t.name.starts_with("_")) {
+      Emit(Kind::kDunderAccess, t.begin, ExprText(target));
+    } else if (nsv && nsv->origin == Origin::kRoot && nsv->root != "namespace()") {
+      Emit(Kind::kGlobalsHelper, t.begin, absl::StrCat(ExprText(target), ": sets an attribute of ", EscapeForDisplay(nsv->root, 40)));
+    }
+    // Set through any name but the one it was made as (a macro's
+    // parameter, a loop's target, {% with %}), it may be any namespace's.
+    // Read before NoteNamespaceValue, whose Assign may rehash the scope
+    // that `nsv` points into.
+    const bool maker = nsv && nsv->origin == Origin::kRoot && nsv->root == "namespace()" && nsv->ns_slot == ns.name;
+    nsv = nullptr;
+    NoteNamespaceValue(v);
+    if (!maker) {
+      auto [it, fresh] = untracked_namespace_attributes_.try_emplace(std::string(t.name), v);
+      if (!fresh) it->second = Join(it->second, v);
+    }
+    // Set through an alias (`{% set b = ns %}{% set b.x = ... %}`), the
+    // attribute changes for the other names too.
+    if (auto it = alias_group_.find(std::string(ns.name)); it != alias_group_.end()) {
+      for (const std::string& other : alias_groups_[it->second]) {
+        if (other == ns.name) continue;
+        const std::string key = NsKey(other, t.name);
+        const Value* cur = Lookup(key);
+        Assign(key, cur ? Join(*cur, v) : v, true);
+      }
+    }
+    Assign(NsKey(ns.name, t.name), std::move(v), true);
+    return;
+  }
+  if (t.kind == ExprKind::kName && value_expr != kNoNode) {
+    // {% set ns = namespace(a=...) %}: the attributes start as given.
+    const Expr& call = p_.expr(value_expr);
+    if (call.kind == ExprKind::kCall && call.a != kNoNode && p_.expr(call.a).kind == ExprKind::kName &&
+        p_.expr(call.a).name == "namespace") {
+      for (uint32_t i = 0; i < call.args_count; ++i) {
+        const Arg& a = p_.args[call.args_begin + i];
+        if (!a.name.empty()) Assign(NsKey(t.name, a.name), Eval(a.value), true);
+      }
+      v.ns_slot = t.name;
+    }
+  }
+  BindTarget(target, v);
+}
+
+// {% set ns.s = ns.s ~ ns.s %} in a loop doubles ns.s every iteration.
+void Interpreter::CheckDoubling(const Stmt& s) {
+  if (loops_.empty() || s.a == kNoNode || s.b == kNoNode) return;
+  const Expr& t = p_.expr(s.a);
+  if (t.kind != ExprKind::kGetAttr || t.a == kNoNode || p_.expr(t.a).kind != ExprKind::kName) return;
+  const std::string_view ns = p_.expr(t.a).name;
+  int refs = 0;
+  double factor = 1;
+  CountRefs(s.b, ns, t.name, &refs, &factor, 0);
+  if (refs < 2 && factor < 2) return;
+  const double growth = refs >= 2 ? refs : factor;
+  const Loop& l = loops_.back();
+  if (!l.known) {
+    Bomb(s.b, absl::StrCat("multiplies ", Sv(ns), ".", Sv(t.name), " by ", growth, " in every iteration of a loop over request data"));
+    return;
+  }
+  const Value* cur = Lookup(NsKey(ns, t.name));
+  const double start = std::max(1.0, cur ? cur->size : 1.0);
+  const double log_size = std::log10(start) + l.product * std::log10(growth);
+  if (log_size > std::log10(static_cast<double>(opts_.max_output_bytes))) {
+    Bomb(s.b, absl::StrCat("multiplies ", Sv(ns), ".", Sv(t.name), " by ", growth, " in each of ", FormatCount(l.product),
+                           " iterations"));
+  }
+}
+
+void Interpreter::CountRefs(NodeId id, std::string_view ns, std::string_view attr, int* refs, double* factor, int depth) {
+  if (id == kNoNode || depth > 300) return;
+  const Expr& e = p_.expr(id);
+  if (e.kind == ExprKind::kGetAttr && e.name == attr && e.a != kNoNode && p_.expr(e.a).kind == ExprKind::kName &&
+      p_.expr(e.a).name == ns) {
+    ++*refs;
+    return;
+  }
+  if (e.kind == ExprKind::kBinary && e.name == "*") {
+    for (auto [x, y] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}}) {
+      if (x == kNoNode || y == kNoNode) continue;
+      const Expr& ex = p_.expr(x);
+      const Expr& ey = p_.expr(y);
+      if (ex.kind == ExprKind::kGetAttr && ex.name == attr && ey.kind == ExprKind::kNumber) {
+        *factor = std::max(*factor, ey.number);
+      }
+    }
+  }
+  for (NodeId c : {e.a, e.b, e.c, e.d}) CountRefs(c, ns, attr, refs, factor, depth + 1);
+  for (uint32_t i = 0; i < e.args_count; ++i) CountRefs(p_.args[e.args_begin + i].value, ns, attr, refs, factor, depth + 1);
+}
+
+// The text a {% set x %}...{% endset %} body renders, when it is constant.
+// Trimmed variants are kept too: trim_blocks and `-` strip whitespace.
+Value Interpreter::BodyString(const std::vector<NodeId>& body) {
+  std::string text;
+  bool exact = true;
+  for (NodeId id : body) {
+    const Stmt& s = p_.stmt(id);
+    if (s.kind == StmtKind::kData) {
+      text.append(src_.substr(s.begin, s.end - s.begin));
+    } else if (s.kind == StmtKind::kOutput) {
+      std::vector<std::string> strs;
+      if (ExactStrings(Eval(s.a), &strs) && strs.size() == 1) {
+        text += strs[0];
+      } else {
+        exact = false;
+      }
+    } else {
+      exact = false;
+    }
+    if (text.size() > kMaxStringBytes) return Computed(kStr);
+  }
+  if (!exact) return Computed(kStr);
+  Value v = Str(text, true);
+  const std::string trimmed = Strip(text, {}, true, true);
+  if (trimmed != text) v = Join(v, Str(trimmed, true));
+  return v;
+}
+
+void Interpreter::BindParams(const Stmt& s, std::vector<Value>* given) {
+  for (uint32_t i = 0; i < s.params_count; ++i) {
+    const Arg& a = p_.args[s.params_begin + i];
+    Value v = Data();
+    if (a.value != kNoNode) v = Join(v, Eval(a.value));
+    if (given && i < given->size()) v = (*given)[i];
+    Assign(std::string(a.name), std::move(v));
+  }
+  for (std::string_view n : {"varargs", "kwargs"}) Assign(std::string(n), Data());
+}
+
+void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
+  const Stmt& s = p_.stmt(macro);
+  const NodeId saved_macro = current_macro_;
+  const int saved_cond = cond_depth_;
+  auto saved_loops = std::move(loops_);
+  loops_.clear();
+  current_macro_ = macro;
+  cond_depth_ = 0;
+  const JournalMark pos(this);
+  BindParams(s, params);
+  Assign("caller", RootValue("caller"));
+  Walk(s.body);
+  RollbackLocals(pos);
+  current_macro_ = saved_macro;
+  cond_depth_ = saved_cond;
+  loops_ = std::move(saved_loops);
+}
+
+// Call-site arguments, joined per parameter; a macro gets another look
+// when they are more than plain data.
+void Interpreter::RecordCall(NodeId macro, const Expr& call, const std::vector<Value>& args) {
+  const Stmt& m = p_.stmt(macro);
+  std::vector<Value> params(m.params_count, Data());
+  bool interesting = false;
+  size_t positional = 0;
+  for (uint32_t i = 0; i < call.args_count; ++i) {
+    const Arg& a = p_.args[call.args_begin + i];
+    size_t slot = SIZE_MAX;
+    if (a.star == 0 && a.name.empty()) {
+      slot = positional++;
+    } else if (a.star == 0) {
+      for (uint32_t k = 0; k < m.params_count; ++k) {
+        if (p_.args[m.params_begin + k].name == a.name) slot = k;
+      }
+    }
+    if (slot >= params.size()) continue;
+    params[slot] = args[i];
+    // A literal, or a value holding one (`f({'k': '__class__'})`), reaches
+    // the body only this way.
+    if (Spelled(args[i]) || args[i].origin != Origin::kData) interesting = true;
+  }
+  if (!interesting) return;
+  auto& joined = call_params_[macro];
+  if (joined.empty()) {
+    joined = params;
+  } else {
+    bool changed = false;
+    for (size_t k = 0; k < params.size() && k < joined.size(); ++k) {
+      Value j = Join(joined[k], params[k]);
+      if (!SameValue(j, joined[k])) changed = true;
+      joined[k] = std::move(j);
+    }
+    if (!changed) return;
+  }
+  pending_params_[macro] = joined;
+}
+
+// Strongly connected components (Tarjan's algorithm, iterative: the
+// graph may be as long as the template).
+absl::flat_hash_map<NodeId, int> Interpreter::Components(const std::vector<Edge>& edges, bool conditional_too) {
+  absl::flat_hash_map<NodeId, std::vector<NodeId>> out;
+  for (const Edge& e : edges) {
+    if (conditional_too || !e.conditional) out[e.from].push_back(e.to);
+  }
+  absl::flat_hash_map<NodeId, int> index, low, component;
+  absl::flat_hash_set<NodeId> on_stack;
+  std::vector<NodeId> stack;
+  int next_index = 0, next_component = 0;
+  for (const auto& [root, unused] : out) {
+    if (index.contains(root)) continue;
+    std::vector<std::pair<NodeId, size_t>> work = {{root, 0}};
+    index[root] = low[root] = next_index++;
+    stack.push_back(root);
+    on_stack.insert(root);
+    while (!work.empty()) {
+      auto& [node, next] = work.back();
+      const auto it = out.find(node);
+      if (it != out.end() && next < it->second.size()) {
+        const NodeId to = it->second[next++];
+        if (!index.contains(to)) {
+          index[to] = low[to] = next_index++;
+          stack.push_back(to);
+          on_stack.insert(to);
+          work.push_back({to, 0});
+        } else if (on_stack.contains(to)) {
+          low[node] = std::min(low[node], index[to]);
+        }
+        continue;
+      }
+      if (low[node] == index[node]) {
+        for (;;) {
+          const NodeId n = stack.back();
+          stack.pop_back();
+          on_stack.erase(n);
+          component[n] = next_component;
+          if (n == node) break;
+        }
+        ++next_component;
+      }
+      const NodeId done = node;
+      work.pop_back();
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+    }
+  }
+  return component;
+}
+
+// Every call that lies on a cycle: a cycle of unconditional calls
+// recurses without end (at each of its calls); a cycle with a condition on
+// the way is bounded recursion (noted at each guarded call on it).
+void Interpreter::ReportRecursion() {
+  const auto unconditional = Components(edges_, false);
+  const auto all = Components(edges_, true);
+  auto same = [](const absl::flat_hash_map<NodeId, int>& c, NodeId a, NodeId b) {
+    const auto x = c.find(a), y = c.find(b);
+    return x != c.end() && y != c.end() && x->second == y->second;
+  };
+  for (const Edge& e : edges_) {
+    const std::string name = EscapeForDisplay(p_.stmt(e.to).name, 40);
+    if (!e.conditional && same(unconditional, e.from, e.to)) {
+      Emit(Kind::kUnboundedRecursion, e.offset,
+           absl::StrCat(name, "() recurses with no if, for, and, or or else on the way: nothing ends it"));
+    } else if (e.conditional && same(all, e.from, e.to)) {
+      Emit(Kind::kRecursiveMacro, e.offset, absl::StrCat(name, "() recurses under a condition"));
+    }
+  }
+}
+
+}  // namespace ggufguard::jinja::analysis

@@ -1,0 +1,265 @@
+// The interpreter of the template analyser: walks statements and
+// expressions over the value lattice (value.h), keeps the scopes (one map
+// and a journal that undoes scopes and branches), and reports what it
+// finds. Each statement is visited a bounded number of times, within a
+// budget proportional to the template's size (see analyser.h).
+//
+// Its member functions live in three files by the part of the language they
+// interpret: interpreter.cc (findings, scopes, statements, macros),
+// expressions.cc (names, containers, attributes, operators) and calls.cc
+// (calls, methods, formatting, filters).
+#ifndef GGUFGUARD_TEMPLATE_INTERPRETER_H_
+#define GGUFGUARD_TEMPLATE_INTERPRETER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "ggufguard/template/ast.h"
+#include "ggufguard/template/scan.h"
+#include "ggufguard/template/value.h"
+
+namespace ggufguard::jinja::analysis {
+
+using Kind = TemplateIssueKind;
+
+constexpr size_t kMaxListed = 32;     // roots and folded names reported
+constexpr size_t kMaxExprChars = 80;  // expression text in a finding
+constexpr int kMacroRounds = 3;       // re-analyses with call-site arguments
+constexpr int kLoopPasses = 3;        // passes over a loop body before what still changes widens
+
+// The slot of the environment that joins every value a namespace attribute
+// was set to (no variable's name is empty, so no NsKey is this).
+constexpr char kAnyNamespaceAttribute[] = "\x01";
+
+class Interpreter {
+ public:
+  Interpreter(const Program& p, std::string_view src, const TemplateScanOptions& o, TemplateScan* out);
+
+  void Run();
+
+ private:
+  // --- findings ---
+
+  std::string ExprText(NodeId id) const;
+  size_t Begin(NodeId id) const;
+  size_t NameOffset(NodeId id) const;
+
+  void Emit(Kind kind, size_t offset, std::string detail);
+  void NoteRoot(std::string_view name);
+  void NoteFolded(std::string_view name);
+
+  void CheckName(const Value& name, const Value& obj, NodeId at, bool attribute);
+
+  void CheckAttributePath(const Value& path, const Value& obj, NodeId at);
+
+  void Bomb(NodeId at, std::string what);
+  void CheckOutputSize(double size, NodeId at);
+  void CheckCount(double count, NodeId at, std::string_view what);
+  static std::string FormatCount(double n);
+
+  // --- environment: one map, and a journal to undo scopes and branches ---
+
+  struct Entry {
+    std::string key;
+    bool had;
+    Value old;
+    bool shared;  // a namespace attribute: outlives the scope that set it
+  };
+
+  // A position in the journal that a scope or branch will roll back to or
+  // read from, held while it is in use: Assign journals only while one is.
+  struct JournalMark {
+    Interpreter* in;
+    size_t pos;
+    explicit JournalMark(Interpreter* interpreter) : in(interpreter), pos(interpreter->journal_.size()) {
+      ++in->open_marks_;
+    }
+    ~JournalMark() { --in->open_marks_; }
+    JournalMark(const JournalMark&) = delete;
+    JournalMark& operator=(const JournalMark&) = delete;
+    operator size_t() const { return pos; }  // NOLINT: a position, where one is asked for
+  };
+
+  const Value* Lookup(const std::string& key) const;
+  void Assign(const std::string& key, Value v, bool shared = false);
+  void Undo(Entry& e);
+  void RollbackAll(size_t pos);
+  void RollbackLocals(size_t pos);
+  // Every key the journal touched since `pos`, once: its value now, and the
+  // value it had at `pos` (kept by its first entry). One pass, so a loop
+  // body that sets a hundred thousand attributes costs that, not its square.
+  struct Touched {
+    std::string key;
+    bool set_now;
+    Value now;
+    bool had_before;
+    Value before;
+  };
+  std::vector<Touched> TouchedSince(size_t pos) const;
+  static std::string NsKey(std::string_view var, std::string_view attr);
+
+  // --- statements ---
+
+  struct CondScope {  // code that may not run: calls under it are guarded
+    Interpreter* a;
+    bool on;
+    CondScope(Interpreter* an, bool conditional) : a(an), on(conditional) { a->cond_depth_ += on; }
+    ~CondScope() { a->cond_depth_ -= on; }
+  };
+
+  void Walk(const std::vector<NodeId>& body);
+
+  void Statement(NodeId id);
+
+  void If(const Stmt& s);
+
+  Value ElementOf(const Value& v);
+
+  Value WithUntrackedMutations(Value e) const;
+
+  bool IsMacroParameter(std::string_view slot) const;
+
+  Value ElementOfUnmutated(const Value& v);
+
+  void BindTarget(NodeId target, const Value& v);
+
+  void For(const Stmt& s);
+
+  void CollectTargetNames(NodeId target, std::vector<std::string_view>* out);
+
+  void AssignTarget(NodeId target, Value v, NodeId value_expr);
+
+  void CheckDoubling(const Stmt& s);
+  void CountRefs(NodeId id, std::string_view ns, std::string_view attr, int* refs, double* factor, int depth);
+
+  Value BodyString(const std::vector<NodeId>& body);
+
+  // --- macros ---
+
+  void BindParams(const Stmt& s, std::vector<Value>* given);
+
+  void AnalyseMacroBody(NodeId macro, std::vector<Value>* params);
+
+  void RecordCall(NodeId macro, const Expr& call, const std::vector<Value>& args);
+
+  struct Edge {
+    NodeId from, to;
+    bool conditional;
+    size_t offset;
+  };
+
+  static absl::flat_hash_map<NodeId, int> Components(const std::vector<Edge>& edges, bool conditional_too);
+
+  void ReportRecursion();
+
+  // --- expressions ---
+
+  Value Eval(NodeId id, const Value* filter_base = nullptr);
+
+  Value Unbound(const std::string& name, bool shared) const;
+
+  void Alias(const std::string& a, const std::string& b);
+
+  std::string SlotOf(NodeId id) const;
+
+  Value EvalName(const Expr& e, NodeId id);
+
+  void ValueUse(const Value& v, NodeId id);
+
+  Value EvalContainer(const Expr& e);
+
+  Value NamespaceAttribute(NodeId obj_expr, std::string_view attr);
+  void NoteNamespaceValue(const Value& v);
+
+  Value Attribute(const Value& obj, const Value& name, NodeId at, NodeId obj_expr, bool attribute);
+
+  void ReachInto(const Value& obj, NodeId at);
+
+  Value Subscript(const Value& obj, const Value& key, NodeId at, NodeId obj_expr);
+
+  Value EvalConcat(const Expr& e, NodeId id);
+
+  Value EvalBinary(const Expr& e, NodeId id);
+
+  Value SizedComputed(double size, NodeId id);
+
+  Value Multiply(const Value& a, const Value& b, NodeId id);
+
+  // --- calls ---
+
+  std::vector<Value> EvalArgs(const Expr& e);
+  const Value* ArgValue(const Expr& e, const std::vector<Value>& vals, size_t index, std::string_view name) const;
+  NodeId ArgExpr(const Expr& e, size_t index, std::string_view name) const;
+  static double ExactOr(const Value* v, double dflt);
+
+  Value EvalCall(const Expr& e, NodeId id);
+
+  Value RecursiveLoopCall(const Expr& e, NodeId id);
+
+  Value Range(const Expr& e, const std::vector<Value>& args, NodeId id);
+
+  Value Method(const Value& obj, std::string_view m, const Expr& e, const std::vector<Value>& args, NodeId id,
+               NodeId obj_expr, const Value& attr);
+
+  Value EvalRootCall(const Value& fn, const std::vector<Value>& args);
+
+  // --- formatting: printf style (% and |format) and str.format ---
+
+  Value Format(const Value& fmt, std::vector<Value> args, NodeId id, bool percent);
+
+  Value FormatMethod(const Value& fmt, const Expr& e, const std::vector<Value>& args, NodeId id);
+
+  static void lexer_append_utf8(std::string* out, uint32_t cp);
+
+  // --- filters ---
+
+  Value EvalFilter(const Expr& e, NodeId id, const Value& base);
+
+  struct Loop {
+    std::vector<std::string_view> targets;
+    bool recursive = false;
+    double product = 1;  // iterations of this and the enclosing loops, where known
+    bool known = true;   // every enclosing count is a constant
+  };
+
+  const Program& p_;
+  std::string_view src_;
+  const TemplateScanOptions& opts_;
+  TemplateScan* out_;
+  int64_t budget_;
+  absl::flat_hash_set<uint64_t> seen_;
+  absl::flat_hash_map<std::string, Value> vars_;
+  std::vector<Entry> journal_;
+  int open_marks_ = 0;  // JournalMarks alive
+  absl::flat_hash_map<std::string_view, NodeId> macros_;
+  // Slots set from one another (`{% set b = a %}`), grouped, for mutations
+  // through an alias (Alias()).
+  static constexpr size_t kMaxAliasGroup = 16;
+  static constexpr size_t kMaxAliasSlots = 4096;
+  absl::flat_hash_map<std::string, uint32_t> alias_group_;
+  std::vector<std::vector<std::string>> alias_groups_;
+  // What mutations through receivers no slot names added (untracked_mutations_
+  // once there is one): every loop's element may be it.
+  bool untracked_mutations_ = false;
+  Value untracked_mutation_;
+  // What namespace attributes were set to through a name other than the one
+  // the namespace was made as, by attribute name.
+  absl::flat_hash_map<std::string, Value> untracked_namespace_attributes_;
+  absl::flat_hash_map<NodeId, std::vector<Value>> call_params_;
+  absl::flat_hash_map<NodeId, std::vector<Value>> pending_params_;
+  std::vector<Edge> edges_;
+  std::vector<Loop> loops_;
+  NodeId current_macro_ = kNoNode;
+  NodeId calling_ = kNoNode;
+  int cond_depth_ = 0;
+  size_t emitted_ = 0;
+};
+
+}  // namespace ggufguard::jinja::analysis
+
+#endif  // GGUFGUARD_TEMPLATE_INTERPRETER_H_

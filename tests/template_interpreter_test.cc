@@ -1,0 +1,108 @@
+// The interpreter (interpreter.h) driven directly on parsed templates:
+// scopes and branches, loop passes, macro rounds and the visit budget.
+// template_analysis_test.cc covers the attack techniques end to end.
+#include "ggufguard/template/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "ggufguard/template/parser.h"
+
+namespace ggufguard::jinja::analysis {
+namespace {
+
+TemplateScan Interpret(std::string_view src, TemplateScanOptions opts = {}) {
+  ParseResult parsed = Parse(src);
+  TemplateScan out;
+  Interpreter(parsed.program, src, opts, &out).Run();
+  return out;
+}
+
+bool Has(const TemplateScan& s, TemplateIssueKind kind) {
+  return std::any_of(s.issues.begin(), s.issues.end(), [&](const TemplateIssue& i) { return i.kind == kind; });
+}
+
+TEST(TemplateInterpreterTest, ABranchThatMayRunJoinsWithTheBinding) {
+  // The set under an unknown condition may or may not run: both values reach the subscript.
+  EXPECT_TRUE(Has(Interpret("{% set k = 'role' %}{% if x %}{% set k = '__class__' %}{% endif %}{{ m[k] }}"),
+                  TemplateIssueKind::kDunderAccess));
+  // A branch that cannot run leaves the binding alone.
+  EXPECT_FALSE(Has(Interpret("{% set k = 'role' %}{% if false %}{% set k = '__class__' %}{% endif %}{{ m[k] }}"),
+                   TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, ScopesEnd) {
+  // {% with %} and a loop's target end with their block.
+  EXPECT_FALSE(Has(Interpret("{% with k = '__class__' %}{% endwith %}{{ m[k] }}"), TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{% with k = '__class__' %}{{ m[k] }}{% endwith %}"), TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, NamespaceValuesCarryAcrossLoopPasses) {
+  // The second pass sees what the first set.
+  EXPECT_TRUE(Has(Interpret("{% set ns = namespace(k='role') %}{% for m in messages %}{{ m[ns.k] }}"
+                      "{% set ns.k = '__class__' %}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, MacroBodiesSeeTheirCallSitesArguments) {
+  EXPECT_TRUE(Has(Interpret("{% macro f(k) %}{{ m[k] }}{% endmacro %}{{ f('__class__') }}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_FALSE(Has(Interpret("{% macro f(k) %}{{ m[k] }}{% endmacro %}{{ f('content') }}"),
+                   TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, FoldsReplaceOfTheEmptyStringWithACount) {
+  // Python: '_class__'.replace('', '_', 1) is '__class__' (the rest stays).
+  EXPECT_TRUE(Has(Interpret("{{ messages['_class__'.replace('', '_', 1)] }}"), TemplateIssueKind::kDunderAccess));
+  EXPECT_FALSE(Has(Interpret("{{ messages['ole'.replace('', 'r', 1)] }}"), TemplateIssueKind::kDunderAccess));
+}
+
+TEST(TemplateInterpreterTest, ALiteralOnEitherSideOfAConcatenationMakesTheNameTemplateMade) {
+  // x ~ '_' was template-made, '__cla' ~ x read as the request's: now both
+  // are (tests/data/chat_templates/attack/literal_prefix_concat.jinja).
+  EXPECT_TRUE(Has(Interpret("{% set c = messages|length * 0 %}{{ m['__cla' ~ ('%c' % (c + 115))] }}"),
+                  TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m[m.content ~ '__'] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m['__' ~ m.content] }}"), TemplateIssueKind::kComputedName));
+  // The benign neighbours: such a concatenation rendered, not used as a
+  // name, and a name from the request alone.
+  EXPECT_TRUE(Interpret("{% for m in messages %}{{ '<|im_start|>' ~ m.role ~ '\\n' }}{% endfor %}").issues.empty());
+  EXPECT_TRUE(Interpret("{{ m[m.role] }}").issues.empty());
+}
+
+TEST(TemplateInterpreterTest, AMixedListKeepsItsLiterals) {
+  // tests/data/chat_templates/attack/mixed_list_literal.jinja
+  EXPECT_TRUE(Has(Interpret("{% for k in ['__class__', m.role] %}{{ m[k] }}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{{ m[(['x', m.role, '__class__'])[i]] }}"), TemplateIssueKind::kDunderAccess));
+  // The benign neighbour: a list of field names and the request's value.
+  EXPECT_TRUE(Interpret("{% for k in ['content', m.role] %}{{ m[k] }}{% endfor %}").issues.empty());
+}
+
+TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
+  std::string src;
+  for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";
+  TemplateScanOptions opts;
+  opts.max_issues = 5;
+  EXPECT_EQ(Interpret(src, opts).issues.size(), 5u);
+  EXPECT_EQ(Interpret("{% for i in [1, 2] %}{{ m.__class__ }}{% endfor %}").issues.size(), 1u);
+}
+
+TEST(TemplateInterpreterTest, VisitBudgetEndsDeepMacroChains) {
+  // Each macro calls the next with a literal: every round re-analyses a
+  // body, within a budget proportional to the template.
+  std::string src;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    src += "{% macro m" + std::to_string(i) + "(x) %}{{ m" + std::to_string(i + 1) + "(x ~ 'a') }}{% endmacro %}";
+  }
+  src += "{% macro m" + std::to_string(n) + "(x) %}{{ x }}{% endmacro %}{{ m0('b') }}";
+  const TemplateScan s = Interpret(src);
+  EXPECT_FALSE(Has(s, TemplateIssueKind::kDunderAccess));
+}
+
+}  // namespace
+}  // namespace ggufguard::jinja::analysis
