@@ -21,6 +21,14 @@
 
 namespace ggufguard {
 
+// A finding set aside by a suppression or a baseline (report/triage.h): listed
+// apart from the findings, and left out of the verdict.
+struct WaivedFinding {
+  Finding finding;
+  std::string by;      // "suppression" or "baseline"
+  std::string reason;  // printable ASCII: the suppression's reason, escaped, or the baseline's name
+};
+
 struct Report {
   std::string policy_name;
   uint64_t file_size = 0;
@@ -54,6 +62,10 @@ struct Report {
   // --deep: what the check of the tensor data found (deep.ran is false when
   // it was not asked for, or the header did not parse).
   DeepSummary deep;
+  // --suppressions, --baseline (report/triage.h): the findings they waived,
+  // and why a finding that one of them named still stands (an expired entry).
+  std::vector<WaivedFinding> waived;
+  std::vector<std::string> triage_notes;
 
   // Valid: parsed, and no finding of error severity (listed or not). Only
   // then does the header promise that every tensor lies inside the file,
@@ -103,6 +115,7 @@ class ValidatedFile {
   ValidatedFile& operator=(const ValidatedFile&) = delete;
 
   const Report& report() const { return report_; }
+  Report& mutable_report() { return report_; }  // for ApplyTriage (report/triage.h)
   // The whole file's SHA-256, where the caller read it in a pass of its own.
   void set_sha256(std::string hex) { report_.sha256 = std::move(hex); }
   // The bytes read before the data section (at least the header, unless the

@@ -26,6 +26,7 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
+#include "ggufguard/report/triage.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
 
@@ -38,6 +39,7 @@ using Clock = std::chrono::steady_clock;
 constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
+    "                      [--suppressions FILE] [--baseline REPORT.json]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
@@ -55,6 +57,7 @@ struct ScanOptions {
   bool deep = false;  // each file's tensor data, on the file's worker thread
   std::vector<std::string> paths;
   bool help = false;  // --help: the usage on stdout, nothing scanned
+  std::string suppressions, baseline;  // report/triage.h
 };
 
 std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
@@ -83,6 +86,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
       o.policy = *v;
+    } else if (a == "--suppressions" || a == "--baseline") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      (a == "--baseline" ? o.baseline : o.suppressions) = *v;
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -365,6 +372,9 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
+  std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
+  if (!triage) return kExitUsage;
+  if (triage->NeedsHash()) o->hash = true;  // matching by file hash
   const unsigned jobs = o->jobs != 0 ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
   // The bar only where a person watches: our own stderr, on a terminal.
   const bool progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
@@ -395,6 +405,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         std::optional<ValidatedFile> validated;
         std::string io_error;
         const FileOutcome outcome = ValidatePath(*e, *policy, o->hash, o->deep, &validated, &io_error);
+        if (validated) triage->Apply(*policy, e->path, &validated->mutable_report());
         raise(outcome.report == nullptr ? kExitIo : outcome.report->valid() ? kExitValid : kExitInvalid);
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }
