@@ -9,6 +9,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
@@ -22,7 +24,7 @@ namespace ggufguard {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
+    "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
     "                          [--suppressions FILE] [--baseline REPORT.json] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
@@ -242,8 +244,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "ggufguard: no input file (use - for standard input)\n" << kUsage;
     return kExitUsage;
   }
-  if (o->format != "text" && o->format != "json" && o->format != "sarif") {
-    err << "ggufguard: unknown format '" << EscapeForDisplay(o->format) << "' (text, json or sarif)\n";
+  if (o->format != "text" && o->format != "json" && o->format != "sarif" && o->format != "markdown" &&
+      o->format != "cyclonedx") {
+    err << "ggufguard: unknown format '" << EscapeForDisplay(o->format)
+        << "' (text, json, sarif, markdown or cyclonedx)\n";
     return kExitUsage;
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
@@ -261,6 +265,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     writer = MakeSarifWriter(out, *policy);
   } else if (o->format == "json") {
     writer = MakeJsonWriter(out, policy->name);
+  } else if (o->format == "markdown") {
+    writer = MakeMarkdownWriter(out);
+  } else if (o->format == "cyclonedx") {
+    writer = MakeCycloneDxWriter(out);
   } else {
     writer = MakeTextWriter(out);
   }

@@ -24,6 +24,8 @@
 #include "ggufguard/cli/cli.h"
 #include "ggufguard/cli/scan_walk.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
@@ -37,7 +39,7 @@ using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
-    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
+    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "                      [--suppressions FILE] [--baseline REPORT.json]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
@@ -122,8 +124,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       o.paths.push_back(a);
     }
   }
-  if (o.format != "jsonl" && o.format != "text" && o.format != "sarif") {
-    err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format) << "' (jsonl, text or sarif)\n";
+  if (o.format != "jsonl" && o.format != "text" && o.format != "sarif" && o.format != "markdown" &&
+      o.format != "cyclonedx") {
+    err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format)
+        << "' (jsonl, text, sarif, markdown or cyclonedx)\n";
     return std::nullopt;
   }
   if (o.nul && !o.files_from) {
@@ -194,6 +198,8 @@ class Output {
       : o_(o), out_(out), err_(err), progress_(progress), start_(Clock::now()) {
     if (o.format == "sarif") writer_ = MakeSarifWriter(out, policy);
     if (o.format == "text") writer_ = MakeTextWriter(out);
+    if (o.format == "markdown") writer_ = MakeMarkdownWriter(out);
+    if (o.format == "cyclonedx") writer_ = MakeCycloneDxWriter(out);
   }
 
   void Result(const FileOutcome& outcome, uint64_t size) {
@@ -254,7 +260,7 @@ class Output {
                         t_.valid, t_.invalid, t_.io_errors, t_.skipped, HumanBytes(static_cast<double>(t_.bytes)),
                         seconds);
     if (o_.format == "text") out_ << summary << "\n";
-    if (o_.format == "sarif") err_ << summary << "\n";
+    if (o_.format != "text" && o_.format != "jsonl") err_ << summary << "\n";
     out_ << std::flush;
     return t_;
   }
