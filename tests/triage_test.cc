@@ -102,6 +102,11 @@ TEST_F(TriageTest, AnExpiredOrReasonlessEntryFailsClosed) {
   EXPECT_NE(f["triage_notes"][0].get<std::string>().find("expired on 2026-06-14"), std::string::npos);
   EXPECT_NE(f["triage_notes"][6].get<std::string>().find("no reason"), std::string::npos);
   EXPECT_NE(r.err.find("suppression #1 (GG4008) waives nothing: it expired on 2026-06-14"), std::string::npos);
+  r = Cli({"validate", "--format", "sarif", "--suppressions", s, model_});
+  const Json run = Json::parse(r.out)["runs"][0];
+  EXPECT_EQ(run["results"].size(), 7u);
+  EXPECT_FALSE(run["results"][0].contains("suppressions"));
+  EXPECT_EQ(run["artifacts"][0]["properties"]["triage_notes"].size(), 7u);
 }
 
 TEST_F(TriageTest, PathPatternsHashesAndNamesMustAllMatch) {

@@ -96,9 +96,9 @@ class SarifWriter final : public ReportWriter {
       return;
     }
     const Report& r = *o.report;
-    artifacts_.push_back({{"location", {{"uri", uri}}},
-                          {"length", r.file_size},
-                          {"properties", {{"verdict", r.valid() ? "valid" : "invalid"}}}});
+    Json properties = {{"verdict", r.valid() ? "valid" : "invalid"}};
+    if (!r.triage_notes.empty()) properties["triage_notes"] = r.triage_notes;  // suppressions not in force
+    artifacts_.push_back({{"location", {{"uri", uri}}}, {"length", r.file_size}, {"properties", std::move(properties)}});
     // A waived finding is a result with a suppression (SARIF 3.35): viewers
     // show it as suppressed, with the reason as its justification.
     auto add = [&](const Finding& f, const WaivedFinding* waived) {
