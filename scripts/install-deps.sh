@@ -14,6 +14,8 @@ packages=(
   zip                                         # OSS-Fuzz seed corpora
   pybind11-dev python3-dev python3-pytest     # the Python module and its tests (Debian's /usr/bin/python3)
   python3-jinja2                              # tests/jinja2_oracle.py: Jinja2's sandbox as an oracle for chat templates
+  python3-jsonschema                          # tests/cyclonedx_schema.py: the BOM against the official CycloneDX schema
+  pre-commit                                  # tests/pre_commit_hook.sh: .pre-commit-hooks.yaml in a real repository
 )
 
 # The measuring tools of bench/measure.sh, only when asked for.

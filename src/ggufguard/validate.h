@@ -23,6 +23,14 @@
 
 namespace ggufguard {
 
+// A finding set aside by a suppression or a baseline (report/triage.h): listed
+// apart from the findings, and left out of the verdict.
+struct WaivedFinding {
+  Finding finding;
+  std::string by;      // "suppression" or "baseline"
+  std::string reason;  // printable ASCII: the suppression's reason, escaped, or the baseline's name
+};
+
 struct Report {
   std::string policy_name;
   uint64_t file_size = 0;
@@ -60,6 +68,10 @@ struct Report {
   // --deep: what the check of the tensor data found (deep.ran is false when
   // it was not asked for, or the header did not parse).
   DeepSummary deep;
+  // --suppressions, --baseline (report/triage.h): the findings they waived,
+  // and why a finding that one of them named still stands (an expired entry).
+  std::vector<WaivedFinding> waived;
+  std::vector<std::string> triage_notes;
 
   // What this report's verdict does not cover, one human-readable item each
   // ("bytes 4096 to 1000000 (padding, tensor data, trailing bytes): --header-only");
@@ -121,6 +133,7 @@ class ValidatedFile {
   ValidatedFile& operator=(const ValidatedFile&) = delete;
 
   const Report& report() const { return report_; }
+  Report& mutable_report() { return report_; }  // for ApplyTriage (report/triage.h)
   // The whole file's SHA-256, where the caller read it in a pass of its own.
   void set_sha256(std::string hex) { report_.sha256 = std::move(hex); }
   // The bytes read before the data section (at least the header, unless the

@@ -9,8 +9,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
+#include "ggufguard/report/triage.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/findings/policy.h"
@@ -21,9 +24,9 @@ namespace ggufguard {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
+    "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
-    "                          FILE... | -\n"
+    "                          [--suppressions FILE] [--baseline REPORT.json] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
@@ -43,6 +46,7 @@ struct Options {
   DeepOptions deep;  // --deep, --jobs
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
+  std::string suppressions, baseline;  // report/triage.h
 };
 
 // A hand-written parser: absl::flags exits the process on a bad flag, and our
@@ -68,6 +72,10 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       if (!value(&o.format)) return std::nullopt;
     } else if (a == "--policy") {
       if (!value(&o.policy)) return std::nullopt;
+    } else if (a == "--suppressions") {
+      if (!value(&o.suppressions)) return std::nullopt;
+    } else if (a == "--baseline") {
+      if (!value(&o.baseline)) return std::nullopt;
     } else if (a == "--max-bytes" || a == "--max-stdin-bytes") {  // the second: its name before streaming
       std::string v;
       if (!value(&v)) return std::nullopt;
@@ -237,12 +245,17 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "ggufguard: no input file (use - for standard input)\n" << kUsage;
     return kExitUsage;
   }
-  if (o->format != "text" && o->format != "json" && o->format != "sarif") {
-    err << "ggufguard: unknown format '" << EscapeForDisplay(o->format) << "' (text, json or sarif)\n";
+  if (o->format != "text" && o->format != "json" && o->format != "sarif" && o->format != "markdown" &&
+      o->format != "cyclonedx") {
+    err << "ggufguard: unknown format '" << EscapeForDisplay(o->format)
+        << "' (text, json, sarif, markdown or cyclonedx)\n";
     return kExitUsage;
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
+  std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
+  if (!triage) return kExitUsage;
+  if (triage->NeedsHash() && !o->header_only) o->hash = true;  // matching by file hash
 
   // Each file is written out as soon as it is validated and then dropped:
   // memory does not grow with the number of files.
@@ -253,12 +266,17 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     writer = MakeSarifWriter(out, *policy);
   } else if (o->format == "json") {
     writer = MakeJsonWriter(out, policy->name);
+  } else if (o->format == "markdown") {
+    writer = MakeMarkdownWriter(out);
+  } else if (o->format == "cyclonedx") {
+    writer = MakeCycloneDxWriter(out);
   } else {
     writer = MakeTextWriter(out);
   }
   int code = kExitValid;
   for (const std::string& path : o->files) {
     std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
+    if (v->report() != nullptr) triage->Apply(*policy, path, &v->file->mutable_report());
     const FileOutcome outcome{path, v->report(), v->io_error};
     code = CombineExitCodes(code, ExitCodeOf(v->report()));
     if (o->command == "inspect") {

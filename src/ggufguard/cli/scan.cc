@@ -22,10 +22,14 @@
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
+#include "ggufguard/cli/scan_cache.h"
 #include "ggufguard/cli/scan_walk.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
+#include "ggufguard/report/triage.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
 
@@ -36,8 +40,9 @@ using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
-    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
+    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
+    "                      [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
@@ -55,6 +60,8 @@ struct ScanOptions {
   bool deep = false;  // each file's tensor data, on the file's worker thread
   std::vector<std::string> paths;
   bool help = false;  // --help: the usage on stdout, nothing scanned
+  std::string suppressions, baseline;  // report/triage.h
+  std::string cache;                   // --cache DIR (cli/scan_cache.h)
 };
 
 std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
@@ -83,6 +90,14 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
       o.policy = *v;
+    } else if (a == "--cache") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      o.cache = *v;
+    } else if (a == "--suppressions" || a == "--baseline") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      (a == "--baseline" ? o.baseline : o.suppressions) = *v;
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -115,8 +130,16 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       o.paths.push_back(a);
     }
   }
-  if (o.format != "jsonl" && o.format != "text" && o.format != "sarif") {
-    err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format) << "' (jsonl, text or sarif)\n";
+  if (o.format != "jsonl" && o.format != "text" && o.format != "sarif" && o.format != "markdown" &&
+      o.format != "cyclonedx") {
+    err << "ggufguard scan: unknown format '" << EscapeForDisplay(o.format)
+        << "' (jsonl, text, sarif, markdown or cyclonedx)\n";
+    return std::nullopt;
+  }
+  // The cache holds each file's JSON line as validated: what the other
+  // formats and the triage options make of a report is not in it.
+  if (!o.cache.empty() && (o.format != "jsonl" || !o.suppressions.empty() || !o.baseline.empty())) {
+    err << "ggufguard scan: --cache works with --format jsonl, without --suppressions or --baseline\n";
     return std::nullopt;
   }
   if (o.nul && !o.files_from) {
@@ -187,6 +210,8 @@ class Output {
       : o_(o), out_(out), err_(err), progress_(progress), start_(Clock::now()) {
     if (o.format == "sarif") writer_ = MakeSarifWriter(out, policy);
     if (o.format == "text") writer_ = MakeTextWriter(out);
+    if (o.format == "markdown") writer_ = MakeMarkdownWriter(out);
+    if (o.format == "cyclonedx") writer_ = MakeCycloneDxWriter(out);
   }
 
   void Result(const FileOutcome& outcome, uint64_t size) {
@@ -208,6 +233,17 @@ class Output {
     } else {
       out_ << RenderJsonLine(outcome) << std::flush;
     }
+    DrawBar(false);
+  }
+
+  // A JSON line made elsewhere (--cache): counted as Result counts.
+  void Line(const std::string& line, int code, uint64_t size) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++t_.files;
+    t_.bytes += size;
+    (code == kExitIo ? t_.io_errors : code == kExitValid ? t_.valid : t_.invalid)++;
+    ClearBar();
+    out_ << line << std::flush;
     DrawBar(false);
   }
 
@@ -251,7 +287,7 @@ class Output {
                         HumanBytes(static_cast<double>(t_.bytes)),
                         seconds);
     if (o_.format == "text") out_ << summary << "\n";
-    if (o_.format == "sarif") err_ << summary << "\n";
+    if (o_.format != "text" && o_.format != "jsonl") err_ << summary << "\n";
     out_ << std::flush;
     return t_;
   }
@@ -369,6 +405,18 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
+  std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
+  if (!triage) return kExitUsage;
+  if (triage->NeedsHash()) o->hash = true;  // matching by file hash
+  std::optional<ResultCache> cache;
+  if (!o->cache.empty()) {
+    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep);
+    if (!c.ok()) {
+      err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
+      return kExitUsage;
+    }
+    cache.emplace(*std::move(c));
+  }
   const unsigned jobs = o->jobs != 0 ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
   // The bar only where a person watches: our own stderr, on a terminal.
   const bool progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
@@ -394,11 +442,18 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           output.Result(FileOutcome{e->path, nullptr, e->reason}, 0);
           continue;
         }
+        if (cache) {
+          const ResultCache::Result r = cache->Scan(*e, *policy);
+          raise(r.code);
+          output.Line(r.line, r.code, r.size);
+          continue;
+        }
         // The report and the header bytes it borrows live until the result
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
         const FileOutcome outcome = ValidatePath(*e, *policy, o->hash, o->deep, &validated, &io_error);
+        if (validated) triage->Apply(*policy, e->path, &validated->mutable_report());
         raise(ExitCodeOf(outcome.report));
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
       }

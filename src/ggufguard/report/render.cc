@@ -171,6 +171,22 @@ Json FileJson(const FileOutcome& o) {
                         {"message", x.message}});
   }
   f["findings"] = std::move(findings);
+  // --suppressions/--baseline: present only when they waived or refused something.
+  if (!r.waived.empty()) {
+    Json waived = Json::array();
+    for (const WaivedFinding& w : r.waived) {
+      const RuleInfo* info = FindRule(w.finding.rule);
+      waived.push_back({{"rule", RuleCode(w.finding.rule)},
+                        {"name", info ? info->name : "unknown"},
+                        {"severity", SeverityName(w.finding.severity)},
+                        {"offset", w.finding.offset},
+                        {"message", w.finding.message},
+                        {"by", w.by},
+                        {"reason", w.reason}});
+    }
+    f["waived"] = std::move(waived);
+  }
+  if (!r.triage_notes.empty()) f["triage_notes"] = r.triage_notes;
   Json suppressed = Json::array();
   for (const auto& [rule, count] : r.suppressed) suppressed.push_back({{"rule", RuleCode(rule)}, {"count", count}});
   f["suppressed"] = std::move(suppressed);
@@ -208,6 +224,13 @@ std::string RenderTextFile(const FileOutcome& o) {
     absl::StrAppend(&out, label, ":", f.offset, ": ", Sv(SeverityName(f.severity)), " ", RuleCode(f.rule), " ",
                     Sv(info ? info->name : "unknown"), ": ", f.message, "\n");
   }
+  for (const WaivedFinding& w : o.report->waived) {
+    const RuleInfo* info = FindRule(w.finding.rule);
+    absl::StrAppend(&out, label, ":", w.finding.offset, ": waived ", Sv(SeverityName(w.finding.severity)), " ",
+                    RuleCode(w.finding.rule), " ", Sv(info ? info->name : "unknown"), ": ", w.finding.message,
+                    " (", w.by, ": ", w.reason, ")\n");
+  }
+  for (const std::string& note : o.report->triage_notes) absl::StrAppend(&out, label, ": note: ", note, "\n");
   for (const auto& [rule, count] : o.report->suppressed) {
     const RuleInfo* info = FindRule(rule);
     absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),

@@ -110,10 +110,12 @@ class SarifWriter final : public ReportWriter {
            {"message", {{"text", absl::StrCat("inconclusive: not checked: ", absl::StrJoin(items, "; "))}}},
            {"locations", Json::array({Json{{"physicalLocation", {{"artifactLocation", {{"uri", uri}}}}}}})}});
     }
-    artifacts_.push_back({{"location", {{"uri", uri}}},
-                          {"length", r.file_size},
-                          {"properties", {{"verdict", VerdictName(r.verdict())}, {"not_checked", std::move(not_checked)}}}});
-    for (const Finding& f : r.findings) {
+    Json properties = {{"verdict", VerdictName(r.verdict())}, {"not_checked", std::move(not_checked)}};
+    if (!r.triage_notes.empty()) properties["triage_notes"] = r.triage_notes;  // suppressions not in force
+    artifacts_.push_back({{"location", {{"uri", uri}}}, {"length", r.file_size}, {"properties", std::move(properties)}});
+    // A waived finding is a result with a suppression (SARIF 3.35): viewers
+    // show it as suppressed, with the reason as its justification.
+    auto add = [&](const Finding& f, const WaivedFinding* waived) {
       Json result = {
           {"ruleId", RuleCode(f.rule)},
           {"ruleIndex", RuleIndex(f.rule)},
@@ -122,9 +124,16 @@ class SarifWriter final : public ReportWriter {
           {"locations", Json::array({Json{{"physicalLocation",
                                            {{"artifactLocation", {{"uri", uri}}},
                                             {"region", {{"byteOffset", f.offset}, {"byteLength", 1}}}}}}})}};
+      if (waived != nullptr) {
+        result["suppressions"] = Json::array(
+            {Json{{"kind", "external"}, {"status", "accepted"}, {"justification", waived->reason},
+                  {"properties", {{"by", waived->by}}}}});
+      }
       out_ << (first_result_ ? "\n" : ",\n") << Dump(result);
       first_result_ = false;
-    }
+    };
+    for (const Finding& f : r.findings) add(f, nullptr);
+    for (const WaivedFinding& w : r.waived) add(w.finding, &w);
     for (const auto& [rule, count] : r.suppressed) {
       suppressed_.push_back({{"uri", uri}, {"ruleId", RuleCode(rule)}, {"count", count}});
     }

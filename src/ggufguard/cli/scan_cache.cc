@@ -1,0 +1,152 @@
+#include "ggufguard/cli/scan_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sha256.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/cli/cli.h"
+#include "ggufguard/io/source.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/validate.h"
+#include "nlohmann/json.hpp"
+
+namespace ggufguard {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string ToolKey() { return absl::StrCat("ggufguard ", Sv(kToolVersion), " rules ", RuleCatalogVersion()); }
+
+// Reads a whole regular file under `dir_fd` without following a link,
+// up to `max` bytes; nullopt for anything else.
+std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t max) {
+  const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<std::string> out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= max) {
+    std::string data(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < data.size()) {
+      const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got == data.size()) out = std::move(data);
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std::string& policy_source, bool deep) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create the cache directory ", dir, ": ", std::strerror(errno)));
+  }
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot open the cache directory ", dir, " (a link is refused): ", std::strerror(errno)));
+  }
+  // The policy's hash: a built-in's name (what it holds changes only with
+  // the tool version, also in the key), or a policy file's bytes.
+  std::string policy_bytes = absl::StrCat("builtin:", policy_source);
+  if (policy_source != "default" && policy_source != "strict") {
+    std::ifstream in(policy_source, std::ios::binary);
+    policy_bytes = absl::StrCat("file:", std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  return ResultCache(fd, Sha256Hex(absl::StrCat(policy_bytes, deep ? "\n--deep" : "")), deep);
+}
+
+ResultCache::ResultCache(ResultCache&& o) noexcept
+    : dir_fd_(std::exchange(o.dir_fd_, -1)), policy_hash_(std::move(o.policy_hash_)), deep_(o.deep_) {}
+
+ResultCache::~ResultCache() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+std::optional<ResultCache::Result> ResultCache::Lookup(const std::string& name, const std::string& sha256,
+                                                       const std::string& label) const {
+  std::optional<std::string> text = ReadEntry(dir_fd_, name, kMaxCacheEntryBytes);
+  if (!text) return std::nullopt;
+  const Json e = Json::parse(*text, nullptr, false);
+  if (e.is_discarded() || !e.is_object()) return std::nullopt;
+  // Every part of the key, compared: the name is a digest of it, not proof.
+  if (e.value("sha256", "") != sha256 || e.value("tool", "") != ToolKey() || e.value("policy", "") != policy_hash_) {
+    return std::nullopt;
+  }
+  auto line = e.find("line");
+  auto code = e.find("code");
+  auto size = e.find("size");
+  if (line == e.end() || !line->is_object() || code == e.end() || !code->is_number_integer() || size == e.end() ||
+      !size->is_number_unsigned()) {
+    return std::nullopt;
+  }
+  const int c = code->get<int>();
+  const std::string verdict = line->value("verdict", "");
+  if (!((c == kExitValid && verdict == "valid") || (c == kExitInvalid && verdict == "invalid")) ||
+      line->value("type", "") != "file" || line->value("sha256", "") != sha256) {
+    return std::nullopt;
+  }
+  Json out = *line;
+  out["file"] = EscapeForDisplay(label, kMaxPathBytes);  // the same bytes may be found under another name
+  return Result{out.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n", c, size->get<uint64_t>(), true};
+}
+
+void ResultCache::Store(const std::string& name, const std::string& sha256, const std::string& line, int code,
+                        uint64_t size) const {
+  const Json parsed = Json::parse(line, nullptr, false);
+  if (parsed.is_discarded()) return;
+  const std::string entry = Json{{"sha256", sha256}, {"tool", ToolKey()}, {"policy", policy_hash_},
+                                 {"code", code},     {"size", size},      {"line", parsed}}
+                                .dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (entry.size() > kMaxCacheEntryBytes) return;  // bounded: such a result is recomputed each time
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = absl::StrCat(".tmp.", ::getpid(), ".", counter++);
+  const int fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // a cache that cannot be written only costs time
+  bool ok = true;
+  for (size_t done = 0; ok && done < entry.size();) {
+    const ssize_t n = ::write(fd, entry.data() + done, entry.size() - done);
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ::close(fd) == 0 && ok;
+  // rename replaces whatever has the entry's name, a planted link included.
+  if (!ok || ::renameat(dir_fd_, tmp.c_str(), dir_fd_, name.c_str()) != 0) ::unlinkat(dir_fd_, tmp.c_str(), 0);
+}
+
+ResultCache::Result ResultCache::Scan(const WalkEntry& entry, const Policy& policy) const {
+  auto io_error = [&](std::string message) {
+    return Result{RenderJsonLine(FileOutcome{entry.path, nullptr, std::move(message)}), kExitIo, 0, false};
+  };
+  absl::StatusOr<std::unique_ptr<FileSource>> source =
+      FileSource::Open(entry.path, entry.through_link ? FinalLink::kFollow : FinalLink::kRefuse);
+  if (!source.ok()) return io_error(std::string(source.status().message()));
+  absl::StatusOr<std::string> sha256 = HashSource(**source);
+  if (!sha256.ok()) return io_error(std::string(sha256.status().message()));
+  const std::string name = Sha256Hex(absl::StrCat(*sha256, "\n", ToolKey(), "\n", policy_hash_)) + ".json";
+  if (std::optional<Result> hit = Lookup(name, *sha256, entry.path)) return *std::move(hit);
+  absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy, {}, DeepOptions{.enabled = deep_, .jobs = 1});
+  if (!file.ok()) return io_error(std::string(file.status().message()));
+  file->set_sha256(*sha256);
+  const Report& r = file->report();
+  const FileOutcome outcome{entry.path, &r, ""};
+  Result result{RenderJsonLine(outcome), ExitCodeOf(&r), r.file_size, false};
+  // Only a whole-file verdict is worth keeping: a cache never turns
+  // "could not verify" into an answer for later.
+  if (result.code == kExitValid || result.code == kExitInvalid) Store(name, *sha256, result.line, result.code, result.size);
+  return result;
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,167 @@
+#include "ggufguard/report/cyclonedx.h"
+
+#include <map>
+#include <optional>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/template_rules.h"
+#include "nlohmann/json.hpp"
+
+namespace ggufguard {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr size_t kMaxBomString = 1024;
+
+std::optional<std::string> StringValue(const GgufHeader& h, std::string_view key) {
+  for (const KeyValue& kv : h.kvs) {
+    if (kv.key() == key && kv.type() == ValueType::kString) {
+      return EscapeForDisplay(kv.value().AsString(), kMaxBomString);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> UnsignedValue(const GgufHeader& h, std::string_view key) {
+  for (const KeyValue& kv : h.kvs) {
+    if (kv.key() == key) return kv.value().AsUnsigned();
+  }
+  return std::nullopt;
+}
+
+std::string_view CdxSeverity(Severity s) {
+  switch (s) {
+    case Severity::kError: return "high";
+    case Severity::kWarning: return "medium";
+    case Severity::kInfo: return "info";
+  }
+  return "high";
+}
+
+std::string BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+class CycloneDxWriter final : public ReportWriter {
+ public:
+  explicit CycloneDxWriter(std::ostream& out) : out_(out) {}
+
+  void Add(const FileOutcome& o) override {
+    if (o.report == nullptr) return;  // nothing was read: no component to describe
+    const Report& r = *o.report;
+    const std::string ref = absl::StrCat("model-", ++models_);
+    const GgufHeader& h = r.header;
+    Json props = Json::array();
+    auto prop = [&](std::string name, std::string value) {
+      props.push_back({{"name", std::move(name)}, {"value", std::move(value)}});
+    };
+    prop("ggufguard:file", EscapeForDisplay(o.label, kMaxPathBytes));
+    prop("ggufguard:size", absl::StrCat(r.file_size));
+    prop("ggufguard:verdict", VerdictName(r.verdict()));
+    prop("gguf:version", absl::StrCat(h.version));
+    Json c = {{"type", "machine-learning-model"}, {"bom-ref", ref}};
+    c["name"] = StringValue(h, "general.name").value_or(EscapeForDisplay(BaseName(o.label), kMaxBomString));
+    if (std::optional<std::string> v = StringValue(h, "general.version")) c["version"] = *v;
+    if (std::optional<std::string> org = StringValue(h, "general.organization")) c["manufacturer"] = {{"name", *org}};
+    if (!r.sha256.empty()) c["hashes"] = Json::array({{{"alg", "SHA-256"}, {"content", r.sha256}}});
+    if (std::optional<std::string> lic = StringValue(h, "general.license")) {
+      c["licenses"] = Json::array({{{"license", {{"name", *lic}}}}});
+    }
+    for (const char* key : {"general.url", "general.repo_url", "general.source.url", "general.source.repo_url",
+                            "general.source.huggingface.repository", "general.quantized_by"}) {
+      if (std::optional<std::string> v = StringValue(h, key)) prop(absl::StrCat("gguf:", key), *v);
+    }
+    if (std::optional<uint64_t> ft = UnsignedValue(h, "general.file_type")) prop("gguf:general.file_type", absl::StrCat(*ft));
+    if (std::optional<uint64_t> qv = UnsignedValue(h, "general.quantization_version")) {
+      prop("gguf:general.quantization_version", absl::StrCat(*qv));
+    }
+    // Base models (general.base_model.N.*), bounded like every list.
+    Json ancestors = Json::array();
+    for (const KeyValue& kv : h.kvs) {
+      if (ancestors.size() >= r.max_list_entries) break;
+      const std::string_view key = kv.key();
+      if (!absl::StartsWith(Sv(key), "general.base_model.") || !absl::EndsWith(Sv(key), ".name") ||
+          kv.type() != ValueType::kString) {
+        continue;
+      }
+      const std::string prefix(key.substr(0, key.size() - 4));  // "general.base_model.N."
+      Json a = {{"type", "machine-learning-model"}, {"name", EscapeForDisplay(kv.value().AsString(), kMaxBomString)}};
+      if (std::optional<std::string> org = StringValue(h, prefix + "organization")) a["manufacturer"] = {{"name", *org}};
+      Json aprops = Json::array();
+      for (const char* field : {"repo_url", "url", "version"}) {
+        if (std::optional<std::string> v = StringValue(h, prefix + field)) {
+          aprops.push_back({{"name", absl::StrCat("gguf:", field)}, {"value", *v}});
+        }
+      }
+      if (!aprops.empty()) a["properties"] = std::move(aprops);
+      ancestors.push_back(std::move(a));
+    }
+    if (!ancestors.empty()) c["pedigree"] = {{"ancestors", std::move(ancestors)}};
+    // Tensor types: how many tensors of each, the quantization as stored.
+    std::map<std::string, uint64_t> types;
+    for (const TensorInfo& t : h.tensors) {
+      const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
+      ++types[type ? std::string(type->name) : absl::StrCat("type#", t.ggml_type)];
+    }
+    for (const auto& [name, count] : types) prop(absl::StrCat("gguf:tensor_type:", name), absl::StrCat(count));
+    if (r.header_parsed) {
+      uint64_t not_listed = 0;
+      for (const TemplateDigest& d : ChatTemplateDigests(h, r.max_list_entries, &not_listed)) {
+        prop(absl::StrCat("gguf:chat_template_sha256:", EscapeForDisplay(d.key, 256)), d.sha256);
+      }
+    }
+    Json card = {{"bom-ref", ref + "-card"}};
+    if (std::optional<std::string> arch = StringValue(h, "general.architecture")) {
+      card["modelParameters"] = {{"modelArchitecture", *arch}};
+    }
+    c["modelCard"] = std::move(card);
+    c["properties"] = std::move(props);
+    components_.push_back(std::move(c));
+
+    auto vuln = [&](const Finding& f, const WaivedFinding* w) {
+      const RuleInfo* info = FindRule(f.rule);
+      Json v = {{"bom-ref", absl::StrCat(ref, "-finding-", vulnerabilities_.size() + 1)},
+                {"id", RuleCode(f.rule)},
+                {"source", {{"name", "ggufguard"}}},
+                {"ratings", Json::array({{{"severity", CdxSeverity(f.severity)}, {"method", "other"}}})},
+                {"description", absl::StrCat(info ? Sv(info->name) : Sv("unknown"), ": ", f.message)},
+                {"affects", Json::array({{{"ref", ref}}})},
+                {"properties", Json::array({{{"name", "ggufguard:offset"}, {"value", absl::StrCat(f.offset)}}})}};
+      if (w != nullptr) v["analysis"] = {{"response", {"will_not_fix"}}, {"detail", absl::StrCat(w->by, ": ", w->reason)}};
+      vulnerabilities_.push_back(std::move(v));
+    };
+    for (const Finding& f : r.findings) vuln(f, nullptr);
+    for (const WaivedFinding& w : r.waived) vuln(w.finding, &w);
+  }
+
+  void Finish() override {
+    Json bom = {{"bomFormat", "CycloneDX"},
+                {"specVersion", "1.6"},
+                {"version", 1},
+                {"metadata",
+                 {{"tools",
+                   {{"components",
+                     Json::array({{{"type", "application"}, {"name", "ggufguard"}, {"version", kToolVersion}}})}}}}},
+                {"components", std::move(components_)},
+                {"vulnerabilities", std::move(vulnerabilities_)}};
+    out_ << bom.dump(2, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  uint64_t models_ = 0;
+  Json components_ = Json::array();
+  Json vulnerabilities_ = Json::array();
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> MakeCycloneDxWriter(std::ostream& out) { return std::make_unique<CycloneDxWriter>(out); }
+
+}  // namespace ggufguard

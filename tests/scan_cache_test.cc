@@ -1,0 +1,129 @@
+// scan --cache: a hit gives the line validation gave, a policy change is a
+// miss, and a corrupt or planted entry is never trusted.
+#include "ggufguard/cli/scan_cache.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ggufguard/cli/cli.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace ggufguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScanCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempPath("scan_cache");
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ + "/models");
+    model_ = dir_ + "/models/bad.gguf";
+    fs::copy_file(GGUFGUARD_SOURCE_DIR "/corpus/regressions/report-llamacpp-24263-empty-key.gguf", model_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  WalkEntry Entry() const { return WalkEntry{WalkEntry::Kind::kFile, model_, "", 0, false}; }
+  std::string OnlyEntryFile() const {
+    std::string found;
+    for (const auto& e : fs::directory_iterator(dir_ + "/cache")) {
+      EXPECT_TRUE(found.empty()) << "more than one entry";
+      found = e.path().string();
+    }
+    return found;
+  }
+
+  std::string dir_, model_;
+};
+
+TEST_F(ScanCacheTest, AHitGivesTheValidatedLineAndAPolicyChangeMisses) {
+  absl::StatusOr<ResultCache> cache = ResultCache::Open(dir_ + "/cache", "default", false);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const ResultCache::Result first = cache->Scan(Entry(), DefaultPolicy());
+  EXPECT_FALSE(first.hit);
+  EXPECT_EQ(first.code, kExitInvalid);
+  EXPECT_NE(first.line.find("\"rule\":\"GG3007\""), std::string::npos) << first.line;
+  const ResultCache::Result second = cache->Scan(Entry(), DefaultPolicy());
+  EXPECT_TRUE(second.hit);
+  EXPECT_EQ(second.line, first.line);
+  EXPECT_EQ(second.code, kExitInvalid);
+
+  // A policy file that turns GG3007 off: another policy hash, a miss.
+  const std::string policy_path = dir_ + "/policy.json";
+  std::ofstream(policy_path) << R"({"disable": ["GG3007"]})";
+  std::ostringstream err;
+  std::optional<Policy> policy = LoadPolicyForCli(policy_path, err);
+  ASSERT_TRUE(policy) << err.str();
+  absl::StatusOr<ResultCache> other = ResultCache::Open(dir_ + "/cache", policy_path, false);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->policy_hash(), cache->policy_hash());
+  const ResultCache::Result third = other->Scan(Entry(), *policy);
+  EXPECT_FALSE(third.hit);
+  EXPECT_EQ(third.line.find("GG3007"), std::string::npos) << third.line;
+  // --deep is part of the policy's hash too.
+  EXPECT_NE(ResultCache::Open(dir_ + "/cache", "default", true)->policy_hash(), cache->policy_hash());
+}
+
+TEST_F(ScanCacheTest, ACorruptOrForgedEntryIsIgnoredAndRewritten) {
+  absl::StatusOr<ResultCache> cache = ResultCache::Open(dir_ + "/cache", "default", false);
+  ASSERT_TRUE(cache.ok());
+  const ResultCache::Result truth = cache->Scan(Entry(), DefaultPolicy());
+  const std::string entry = OnlyEntryFile();
+  std::string good;
+  {
+    std::ifstream in(entry);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // Truncated, not JSON, and a verdict that disagrees with its exit code.
+  std::string flipped = good;
+  flipped.replace(flipped.find("\"code\":1"), 8, "\"code\":0");
+  for (const std::string& bad : {good.substr(0, good.size() / 2), std::string("\x00\xff garbage", 10), flipped}) {
+    std::ofstream(entry, std::ios::trunc | std::ios::binary) << bad;
+    const ResultCache::Result r = cache->Scan(Entry(), DefaultPolicy());
+    EXPECT_FALSE(r.hit);
+    EXPECT_EQ(r.code, kExitInvalid);
+    EXPECT_EQ(r.line, truth.line);
+    EXPECT_TRUE(cache->Scan(Entry(), DefaultPolicy()).hit) << "the entry was rewritten";
+  }
+}
+
+TEST_F(ScanCacheTest, PlantedLinksAreNotFollowed) {
+  absl::StatusOr<ResultCache> cache = ResultCache::Open(dir_ + "/cache", "default", false);
+  ASSERT_TRUE(cache.ok());
+  cache->Scan(Entry(), DefaultPolicy());
+  const std::string entry = OnlyEntryFile();
+  // A link under the entry's name, to a file that must stay untouched.
+  const std::string victim = dir_ + "/victim";
+  std::ofstream(victim) << "keep";
+  fs::remove(entry);
+  fs::create_symlink(victim, entry);
+  EXPECT_FALSE(cache->Scan(Entry(), DefaultPolicy()).hit);
+  EXPECT_FALSE(fs::is_symlink(entry)) << "the link was replaced by an entry";
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep");
+  // The cache directory itself may not be a link.
+  fs::create_directory_symlink(dir_ + "/cache", dir_ + "/cache-link");
+  EXPECT_FALSE(ResultCache::Open(dir_ + "/cache-link", "default", false).ok());
+}
+
+TEST_F(ScanCacheTest, TheCliRescanGivesTheSameLines) {
+  auto scan = [&](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    args.insert(args.begin(), {"scan", "--jobs", "1"});
+    args.push_back(dir_ + "/models");
+    EXPECT_EQ(RunCli(args, out, err), kExitInvalid) << err.str();
+    return out.str().substr(0, out.str().find("{\"type\":\"summary\""));
+  };
+  const std::string cold = scan({"--cache", dir_ + "/cache"});
+  EXPECT_EQ(scan({"--cache", dir_ + "/cache"}), cold);
+  EXPECT_EQ(scan({"--hash"}), cold);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"scan", "--cache", dir_ + "/cache", "--format", "sarif", model_}, out, err), kExitUsage);
+}
+
+}  // namespace
+}  // namespace ggufguard
