@@ -36,8 +36,8 @@ using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
-    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
+    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--profile P]\n"
+    "                      [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
@@ -48,6 +48,7 @@ struct ScanOptions {
   unsigned jobs = 0;  // 0: every core
   std::string format = "jsonl";
   std::string policy = "default";
+  std::optional<std::string> profile;  // --profile
   WalkOptions walk;
   std::optional<std::string> files_from;
   std::optional<bool> nul;
@@ -83,6 +84,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
       o.policy = *v;
+    } else if (a == "--profile") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      o.profile = *v;
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -363,7 +368,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << kScanUsage;
     return kExitValid;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
   if (!policy) return kExitUsage;
   const unsigned jobs = o->jobs != 0 ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
   // The bar only where a person watches: our own stderr, on a terminal.

@@ -61,6 +61,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kSplitKeys, "split-keys", E, E, "split.no/split.count/split.tensors.count inconsistent"},
     {RuleId::kUnknownArchitecture, "unknown-architecture", W, E, "general.architecture names no model llama.cpp builds (so no per-architecture check ran)"},
     {RuleId::kAttentionHeads, "attention-heads", E, E, "a layer's head counts that abort llama.cpp (0 query or K/V heads on an attention layer, query heads not a multiple of K/V heads, a head count it divides by)"},
+    {RuleId::kNotALlamaModel, "not-a-llama-model", W, E, "a file that is clearly no LLM (no architecture, vocabulary or architecture keys): llama.cpp cannot load it; --profile gguf judges it as a container"},
 
     {RuleId::kEmptyTensorName, "empty-tensor-name", E, E, "a tensor with an empty name"},
     {RuleId::kTensorNameTooLong, "tensor-name-too-long", E, E, "a tensor name of 64 bytes or more (GGML_MAX_NAME)"},

@@ -69,6 +69,7 @@ enum class RuleId : uint16_t {
   kSplitKeys = 4015,
   kUnknownArchitecture = 4016,
   kAttentionHeads = 4017,
+  kNotALlamaModel = 4018,
   // 5xxx tensor infos
   kEmptyTensorName = 5001,
   kTensorNameTooLong = 5002,
