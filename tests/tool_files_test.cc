@@ -147,5 +147,34 @@ TEST(ToolFilesTest, QuantizationVersionExemptsLaterShards) {
   EXPECT_TRUE(LacksRule(r, RuleId::kQuantizationVersion));
 }
 
+// ggml's gguf_init_from_file_impl refuses both; the default policy must too.
+TEST(ToolFilesTest, GgmlRefusalsAreErrorsUnderDefault) {
+  using ::ggufguard::testing::TensorOptions;
+  const uint64_t int64_max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  auto one_tensor = [](uint64_t ne0) {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"))
+        .AddTensor("a.weight", {1}, 24, TensorOptions{.written_dims = std::vector<uint64_t>{ne0}});  // I8
+    return b.Build().bytes;
+  };
+  // INT64_MAX elements of one byte: the size fits 63 bits, ggml's element
+  // test (INT64_MAX / ne[1] <= ne[0]) refuses it, from the header alone.
+  Report r = ValidateBytes(one_tensor(int64_max), DefaultPolicy());
+  EXPECT_TRUE(HasRule(r, RuleId::kTensorSizeOverflow));
+  r = ValidateBytes(one_tensor(int64_max - 1), DefaultPolicy());
+  EXPECT_TRUE(LacksRule(r, RuleId::kTensorSizeOverflow));
+
+  GgufBuilder swapped;
+  swapped.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddTensor("a.weight", {8}, 0, TensorOptions{.offset = 32})
+      .AddTensor("b.weight", {8}, 0, TensorOptions{.offset = 0});
+  r = ValidateBytes(swapped.Build().bytes, DefaultPolicy());
+  EXPECT_TRUE(HasRule(r, RuleId::kTensorOutOfOrder));
+  EXPECT_FALSE(r.valid());
+  for (const Finding& f : r.findings) {
+    if (f.rule == RuleId::kTensorOutOfOrder) EXPECT_EQ(f.severity, Severity::kError);
+  }
+}
+
 }  // namespace
 }  // namespace ggufguard

@@ -80,7 +80,7 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kTensorOutOfBounds, "tensor-out-of-bounds", E, E, "a tensor whose bytes lie past the end of the file"},
     {RuleId::kTensorOverlap, "tensor-overlap", E, E, "two tensors share bytes"},
     {RuleId::kTensorGap, "tensor-gap", E, E, "unused bytes between tensors beyond the alignment padding"},
-    {RuleId::kTensorOutOfOrder, "tensor-out-of-order", W, E, "tensor data not in the order of the tensor infos"},
+    {RuleId::kTensorOutOfOrder, "tensor-out-of-order", E, E, "tensor data not in the order of the tensor infos"},
     {RuleId::kNonZeroPadding, "nonzero-padding", E, E, "alignment padding bytes that are not zero"},
     {RuleId::kTrailingBytes, "trailing-bytes", E, E, "bytes after the end of the last tensor's padded data (polyglot risk)"},
     {RuleId::kMissingTensorData, "missing-tensor-data", E, E, "the file ends at or before the data section"},
