@@ -122,9 +122,10 @@ TEST(PolicyFileTest, LoadsFromAFileAndTheCliUsesIt) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_FALSE(p->Enabled(RuleId::kMissingArchitecture));
 
-  // A file with tensors and no general.architecture: invalid by default,
-  // valid once the policy file disables the rule.
-  testing::BuiltFile model = testing::GgufBuilder().AddTensor("t", {4}, 0).Build();
+  // A file with tensors and a model's key but no general.architecture:
+  // invalid by default, valid once the policy file disables the rule.
+  testing::BuiltFile model =
+      testing::GgufBuilder().AddKv("llama.context_length", testing::GgufValue::U32(64)).AddTensor("t", {4}, 0).Build();
   const std::string gguf = testing::TempPath("noarch.gguf");
   testing::WriteFileBytes(gguf, model.bytes);
   std::ostringstream out, err;

@@ -445,7 +445,11 @@ std::map<RuleId, Reproducer> Reproducers() {
   };
   add(RuleId::kKnownKeyType, arch("llama").AddKv("general.name", GgufValue::U32(1)));
   add(RuleId::kUnknownKey, arch("llama").AddKv("vendor.custom_key", GgufValue::U32(1)));
-  add(RuleId::kMissingArchitecture, kv("general.name", GgufValue::Str("no architecture")));
+  // A vocabulary with no architecture: an LLM file llama.cpp refuses.
+  add(RuleId::kMissingArchitecture, kv("general.name", GgufValue::Str("no architecture"))
+                                        .AddKv("tokenizer.ggml.model", GgufValue::Str("llama")));
+  // Neither architecture, vocabulary nor architecture keys: no LLM at all.
+  add(RuleId::kNotALlamaModel, kv("general.name", GgufValue::Str("no architecture")));
   add(RuleId::kArchitectureName, arch("Llama 2"));
   add(RuleId::kMissingHyperparameter, arch("llama").AddTensor("output_norm.weight", {8}, 0));
   add(RuleId::kBlockCountLimit, arch("llama").AddKv("llama.block_count", GgufValue::U32(513)));
@@ -783,6 +787,217 @@ std::vector<OracleRegression> FalsePositiveRegressions() {
   return out;
 }
 
+// Files real tools write that ggufguard once rejected (issue 29), each
+// accepted under the default policy and under strict with `profile`.
+struct ToolFile {
+  std::string name;
+  ggufguard::Profile profile;
+  std::vector<uint8_t> bytes;
+};
+
+// The minimal llama as llama.cpp's llama_model_saver writes it
+// (llama_model_save_to_file: llama-finetune and every tool built on it):
+// its add_kv_from_model order and value conventions, every hyperparameter of
+// the struct whether the architecture reads it or not (zeros, false, NaN for
+// the floats no loader set), the unprefixed xielu.* arrays at
+// LLAMA_MAX_LAYERS, an empty merges list, no general.file_type nor
+// quantization_version, F32 tensors (finetune trains in F32) in
+// add_tensors_from_model's order.
+std::vector<uint8_t> SaverLlama() {
+  constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> scores;
+  for (uint32_t i = 0; i < kVocab; ++i) scores.push_back(i < 3 ? 0.0f : -static_cast<float>(i - 2));
+  const std::vector<float> unset_per_layer(512, 0.0f);  // std::array<float, LLAMA_MAX_LAYERS>, per_layer = false
+  GgufBuilder b;
+  auto arch = [&](const std::string& suffix, GgufValue v) { b.AddKv("llama." + suffix, std::move(v)); };
+  b.AddKv("general.architecture", GgufValue::Str("llama"));
+  b.AddKv("general.name", GgufValue::Str("minimal-llama"));
+  arch("vocab_size", GgufValue::U32(kVocab));
+  arch("context_length", GgufValue::U32(128));
+  arch("embedding_length", GgufValue::U32(kEmbd));
+  arch("block_count", GgufValue::U32(1));
+  arch("leading_dense_block_count", GgufValue::U32(0));
+  arch("feed_forward_length", GgufValue::U32(kFf));  // per layer, all equal: a scalar
+  arch("expert_feed_forward_length", GgufValue::U32(0));
+  arch("expert_shared_feed_forward_length", GgufValue::U32(0));
+  arch("swiglu_clamp_exp", GgufValue::F32Array({0.0f}));
+  arch("swiglu_clamp_shexp", GgufValue::F32Array({0.0f}));
+  arch("use_parallel_residual", GgufValue::Bool(false));
+  arch("expert_count", GgufValue::U32(0));
+  arch("expert_used_count", GgufValue::U32(0));
+  arch("expert_shared_count", GgufValue::U32(0));
+  arch("expert_group_count", GgufValue::U32(0));
+  arch("expert_group_used_count", GgufValue::U32(0));
+  arch("expert_weights_scale", GgufValue::F32(0.0f));
+  arch("expert_weights_norm", GgufValue::Bool(false));
+  arch("expert_gating_func", GgufValue::U32(0));
+  arch("nextn_predict_layers", GgufValue::U32(0));
+  arch("pooling_type", GgufValue::U32(0));
+  arch("logit_scale", GgufValue::F32(0.0f));
+  arch("decoder_start_token_id", GgufValue::I32(-1));
+  arch("attn_logit_softcapping", GgufValue::F32(0.0f));
+  arch("final_logit_softcapping", GgufValue::F32(0.0f));
+  arch("swin_norm", GgufValue::Bool(false));
+  arch("rescale_every_n_layers", GgufValue::U32(0));
+  arch("time_mix_extra_dim", GgufValue::U32(0));
+  arch("time_decay_extra_dim", GgufValue::U32(0));
+  arch("residual_scale", GgufValue::F32(0.0f));
+  arch("embedding_scale", GgufValue::F32(0.0f));
+  arch("token_shift_count", GgufValue::U32(0));
+  arch("attention.head_count", GgufValue::U32(4));
+  arch("attention.head_count_kv", GgufValue::U32(4));
+  arch("attention.max_alibi_bias", GgufValue::F32(0.0f));
+  arch("attention.clamp_kqv", GgufValue::F32(0.0f));
+  arch("attention.key_length", GgufValue::U32(8));
+  arch("attention.value_length", GgufValue::U32(8));
+  arch("attention.layer_norm_epsilon", GgufValue::F32(0.0f));
+  arch("attention.layer_norm_rms_epsilon", GgufValue::F32(1e-5f));
+  arch("attention.group_norm_epsilon", GgufValue::F32(0.0f));
+  arch("attention.group_norm_groups", GgufValue::U32(0));
+  arch("attention.causal", GgufValue::Bool(true));
+  arch("attention.q_lora_rank", GgufValue::U32(0));
+  arch("attention.kv_lora_rank", GgufValue::U32(0));
+  arch("attention.decay_lora_rank", GgufValue::U32(0));
+  arch("attention.iclr_lora_rank", GgufValue::U32(0));
+  arch("attention.value_residual_mix_lora_rank", GgufValue::U32(0));
+  arch("attention.gate_lora_rank", GgufValue::U32(0));
+  arch("attention.relative_buckets_count", GgufValue::U32(0));
+  arch("attention.sliding_window", GgufValue::U32(0));
+  arch("attention.scale", GgufValue::F32(0.0f));
+  arch("attention.key_length_mla", GgufValue::U32(0));
+  arch("attention.value_length_mla", GgufValue::U32(0));
+  arch("rope.dimension_count", GgufValue::U32(8));
+  arch("rope.freq_base", GgufValue::F32(10000.0f));
+  arch("rope.scaling.type", GgufValue::Str("none"));
+  arch("rope.scaling.factor", GgufValue::F32(0.0f));
+  arch("rope.scaling.attn_factor", GgufValue::F32(1.0f));
+  arch("rope.scaling.original_context_length", GgufValue::U32(128));
+  arch("rope.scaling.finetuned", GgufValue::Bool(false));
+  arch("rope.scaling.yarn_log_multiplier", GgufValue::F32(0.0f));
+  arch("ssm.inner_size", GgufValue::U32(0));
+  arch("ssm.conv_kernel", GgufValue::U32(0));
+  arch("ssm.state_size", GgufValue::U32(0));
+  arch("ssm.time_step_rank", GgufValue::U32(0));
+  arch("ssm.group_count", GgufValue::U32(0));
+  arch("ssm.dt_b_c_rms", GgufValue::Bool(false));
+  arch("kda.head_dim", GgufValue::U32(0));
+  arch("kda.safe_gate", GgufValue::Bool(false));
+  arch("kda.gate_lower_bound", GgufValue::F32(nan));  // llama_hparams' NAN default: llama reads no kda.*
+  arch("wkv.head_size", GgufValue::U32(0));
+  b.AddKv("tokenizer.ggml.model", GgufValue::Str("llama"));
+  b.AddKv("tokenizer.ggml.pre", GgufValue::Str("default"));
+  b.AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(MinimalLlamaTokens()));
+  b.AddKv("tokenizer.ggml.token_type", GgufValue::I32Array(MinimalLlamaTokenTypes()));
+  b.AddKv("tokenizer.ggml.token_type_count", GgufValue::U32(0));
+  b.AddKv("tokenizer.ggml.scores", GgufValue::F32Array(scores));
+  b.AddKv("tokenizer.ggml.merges", GgufValue::StrArray({}));
+  b.AddKv("tokenizer.ggml.bos_token_id", GgufValue::U32(1));
+  b.AddKv("tokenizer.ggml.eos_token_id", GgufValue::U32(2));
+  b.AddKv("tokenizer.ggml.unknown_token_id", GgufValue::U32(0));
+  b.AddKv("tokenizer.ggml.add_bos_token", GgufValue::Bool(true));
+  b.AddKv("tokenizer.ggml.add_eos_token", GgufValue::Bool(false));
+  b.AddKv("tokenizer.ggml.add_sep_token", GgufValue::Bool(false));
+  b.AddKv("tokenizer.ggml.add_space_prefix", GgufValue::Bool(true));
+  b.AddKv("tokenizer.ggml.remove_extra_whitespaces", GgufValue::Bool(false));
+  arch("posnet.embedding_length", GgufValue::U32(0));
+  arch("posnet.block_count", GgufValue::U32(0));
+  arch("convnext.embedding_length", GgufValue::U32(0));
+  arch("convnext.block_count", GgufValue::U32(0));
+  arch("classifier.output_labels", GgufValue::StrArray({}));
+  arch("shortconv.l_cache", GgufValue::U32(0));
+  for (const char* key : {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"}) {
+    b.AddKv(key, GgufValue::F32Array(unset_per_layer));
+  }
+  auto f32 = [&](const std::string& name, std::vector<uint64_t> dims, float value) {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    b.AddTensor(name, dims, 0, TensorOptions{.data = Le32(std::vector<float>(n, value))});
+  };
+  f32("token_embd.weight", {kEmbd, kVocab}, 0.01f);
+  f32("output_norm.weight", {kEmbd}, 1.0f);
+  f32("output.weight", {kEmbd, kVocab}, 0.01f);
+  f32("blk.0.attn_norm.weight", {kEmbd}, 1.0f);
+  for (const char* w : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
+    f32(std::string("blk.0.") + w + ".weight", {kEmbd, kEmbd}, 0.01f);
+  }
+  f32("blk.0.ffn_norm.weight", {kEmbd}, 1.0f);
+  f32("blk.0.ffn_gate.weight", {kEmbd, kFf}, 0.01f);
+  f32("blk.0.ffn_down.weight", {kFf, kEmbd}, 0.01f);
+  f32("blk.0.ffn_up.weight", {kEmbd, kFf}, 0.01f);
+  return b.Build().bytes;
+}
+
+// ggml's examples/gguf (`gguf write`): every value type under
+// some.parameter.*, then ten F32 tensors tensor_0..9 holding 100 + i (the
+// example draws 1-4 dims of 1-10 with rand(); these are fixed).
+std::vector<uint8_t> GgmlExampleGguf() {
+  GgufBuilder b;
+  b.AddKv("some.parameter.uint8", GgufValue::U8(0x12))
+      .AddKv("some.parameter.int8", GgufValue::I8(-0x13))
+      .AddKv("some.parameter.uint16", GgufValue::U16(0x1234))
+      .AddKv("some.parameter.int16", GgufValue::I16(-0x1235))
+      .AddKv("some.parameter.uint32", GgufValue::U32(0x12345678))
+      .AddKv("some.parameter.int32", GgufValue::I32(-0x12345679))
+      .AddKv("some.parameter.float32", GgufValue::F32(0.123456789f))
+      .AddKv("some.parameter.uint64", GgufValue::U64(0x123456789abcdef0ull))
+      .AddKv("some.parameter.int64", GgufValue::I64(-0x123456789abcdef1ll))
+      .AddKv("some.parameter.float64", GgufValue::F64(0.1234567890123456789))
+      .AddKv("some.parameter.bool", GgufValue::Bool(true))
+      .AddKv("some.parameter.string", GgufValue::Str("hello world"))
+      .AddKv("some.parameter.arr.i16", GgufValue::I16Array({1, 2, 3, 4}))
+      .AddKv("some.parameter.arr.f32", GgufValue::F32Array({3.145f, 2.718f, 1.414f}))
+      .AddKv("some.parameter.arr.str", GgufValue::StrArray({"hello", "world", "!"}));
+  const std::vector<std::vector<uint64_t>> shapes = {{4}, {2, 3}, {7, 1, 2}, {1, 5, 2, 3}, {9},
+                                                     {3, 3}, {10, 2}, {2, 2, 2}, {6}, {1, 8}};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    uint64_t n = 1;
+    for (uint64_t d : shapes[i]) n *= d;
+    b.AddTensor("tensor_" + std::to_string(i), shapes[i], 0,
+                TensorOptions{.data = Le32(std::vector<float>(n, 100.0f + static_cast<float>(i)))});
+  }
+  return b.Build().bytes;
+}
+
+// stable-diffusion.cpp's converted weights (`sd -M convert`): tensors under
+// its model's own names, F16, and no metadata at all.
+std::vector<uint8_t> StableDiffusionCppWeights() {
+  GgufBuilder b;
+  auto f16 = [&](const std::string& name, std::vector<uint64_t> dims) {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    std::vector<uint8_t> data;
+    for (uint64_t i = 0; i < n; ++i) data.insert(data.end(), {0x00, 0x3C});  // 1.0
+    b.AddTensor(name, dims, 1, TensorOptions{.data = std::move(data)});
+  };
+  f16("cond_stage_model.transformer.text_model.final_layer_norm.weight", {8});
+  f16("first_stage_model.decoder.conv_in.weight", {3, 3, 4, 8});
+  f16("model.diffusion_model.input_blocks.0.0.weight", {3, 3, 4, 8});
+  f16("model.diffusion_model.out.2.weight", {3, 3, 8, 4});
+  return b.Build().bytes;
+}
+
+// Shard 2 of 2 of llama-quantize --keep-split output: split.* and quantized
+// tensors; shard 1 holds every other key (general.quantization_version too).
+std::vector<uint8_t> KeepSplitSecondShard() {
+  GgufBuilder b;
+  b.AddKv("split.no", GgufValue::U16(1))
+      .AddKv("split.count", GgufValue::U16(2))
+      .AddKv("split.tensors.count", GgufValue::I32(3));
+  b.AddTensor("blk.0.ffn_down.weight", {64, 32}, 8, TensorOptions{.data = Q8_0Data(64 * 32, 1)});
+  b.AddTensor("blk.0.ffn_up.weight", {32, 64}, 8, TensorOptions{.data = Q8_0Data(32 * 64, 2)});
+  return b.Build().bytes;
+}
+
+std::vector<ToolFile> ToolFiles() {
+  return {
+      {"tool-llama-model-saver.gguf", ggufguard::Profile::kLlamaCpp, SaverLlama()},
+      {"tool-ggml-examples-gguf.gguf", ggufguard::Profile::kGguf, GgmlExampleGguf()},
+      {"tool-stable-diffusion-cpp-weights.gguf", ggufguard::Profile::kGguf, StableDiffusionCppWeights()},
+      {"tool-quantize-keep-split-shard-2.gguf", ggufguard::Profile::kLlamaCpp, KeepSplitSecondShard()},
+  };
+}
+
 // One reproducer per public report of a GGUF parser or loader bug (issue
 // 10 lists them; corpus/regressions/README.md names each), written by our
 // own writer: each must be rejected under the default policy with `rule`.
@@ -997,6 +1212,22 @@ int main(int argc, char** argv) {
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();
+    ++files;
+  }
+  for (const ToolFile& tool : ToolFiles()) {
+    ggufguard::Policy strict = ggufguard::StrictPolicy();
+    strict.profile = tool.profile;
+    for (const Policy& policy : {default_policy, strict}) {
+      ggufguard::Report report = ggufguard::ValidateBytes(tool.bytes, policy);
+      if (!report.valid()) {
+        std::string got;
+        for (const ggufguard::Finding& x : report.findings) got += " " + ggufguard::RuleCode(x.rule);
+        Fail("regressions/" + tool.name + " is not accepted under " + policy.name + " (profile " +
+             std::string(ggufguard::ProfileName(policy.profile)) + "):" + got);
+      }
+    }
+    WriteFile(regressions_dir / tool.name, tool.bytes);
+    total += tool.bytes.size();
     ++files;
   }
   for (const TemplateRegression& reg : TemplateFalsePositives()) {

@@ -25,9 +25,9 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
-    "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
-    "                          [--suppressions FILE] [--baseline REPORT.json] FILE... | -\n"
-    "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
+    "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
+    "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] FILE... | -\n"
+    "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
@@ -38,6 +38,7 @@ struct Options {
   std::string command;
   std::string format = "text";
   std::string policy = "default";
+  std::optional<std::string> profile;  // --profile: overrides the policy's (llama.cpp by default)
   std::optional<bool> hash;  // default: on for standard input, off for paths
   bool fail_fast = false;
   bool header_only = false;
@@ -76,6 +77,10 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       if (!value(&o.suppressions)) return std::nullopt;
     } else if (a == "--baseline") {
       if (!value(&o.baseline)) return std::nullopt;
+    } else if (a == "--profile") {
+      std::string v;
+      if (!value(&v)) return std::nullopt;
+      o.profile = v;  // checked with the policy
     } else if (a == "--max-bytes" || a == "--max-stdin-bytes") {  // the second: its name before streaming
       std::string v;
       if (!value(&v)) return std::nullopt;
@@ -145,14 +150,31 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
 
 }  // namespace
 
-std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err) {
-  if (name == "default") return DefaultPolicy();
-  if (name == "strict") return StrictPolicy();
-  absl::StatusOr<Policy> p = LoadPolicyFile(name);
-  if (p.ok()) return *std::move(p);
-  err << "ggufguard: " << EscapeForDisplay(std::string(p.status().message()), kMaxPathBytes)
-      << " (--policy takes default, strict or a JSON policy file)\n";
-  return std::nullopt;
+std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
+                                       const std::optional<std::string>& profile) {
+  std::optional<Policy> policy;
+  if (name == "default") {
+    policy = DefaultPolicy();
+  } else if (name == "strict") {
+    policy = StrictPolicy();
+  } else {
+    absl::StatusOr<Policy> p = LoadPolicyFile(name);
+    if (!p.ok()) {
+      err << "ggufguard: " << EscapeForDisplay(std::string(p.status().message()), kMaxPathBytes)
+          << " (--policy takes default, strict or a JSON policy file)\n";
+      return std::nullopt;
+    }
+    policy = *std::move(p);
+  }
+  if (profile) {
+    std::optional<Profile> parsed = ParseProfile(*profile);
+    if (!parsed) {
+      err << "ggufguard: unknown profile '" << EscapeForDisplay(*profile) << "' (llama.cpp or gguf)\n";
+      return std::nullopt;
+    }
+    policy->profile = *parsed;
+  }
+  return policy;
 }
 
 namespace {
@@ -251,7 +273,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << "' (text, json, sarif, markdown or cyclonedx)\n";
     return kExitUsage;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
   if (!policy) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
   if (!triage) return kExitUsage;

@@ -38,7 +38,9 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 // --policy: a built-in name or a policy file; on failure says why on `err`
 // (escaped) and returns nullopt, a usage error.
-std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err);
+// `profile` (--profile), when given, replaces the policy's profile.
+std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
+                                       const std::optional<std::string>& profile = std::nullopt);
 
 }  // namespace ggufguard
 

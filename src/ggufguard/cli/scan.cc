@@ -40,9 +40,9 @@ using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
-    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
-    "                      [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
+    "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P]\n"
+    "                      [--profile P] [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
+    "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
@@ -53,6 +53,7 @@ struct ScanOptions {
   unsigned jobs = 0;  // 0: every core
   std::string format = "jsonl";
   std::string policy = "default";
+  std::optional<std::string> profile;  // --profile
   WalkOptions walk;
   std::optional<std::string> files_from;
   std::optional<bool> nul;
@@ -98,6 +99,10 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
       (a == "--baseline" ? o.baseline : o.suppressions) = *v;
+    } else if (a == "--profile") {
+      std::optional<std::string> v = value();
+      if (!v) return std::nullopt;
+      o.profile = *v;
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -403,14 +408,14 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << kScanUsage;
     return kExitValid;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
   if (!policy) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
   if (!triage) return kExitUsage;
   if (triage->NeedsHash()) o->hash = true;  // matching by file hash
   std::optional<ResultCache> cache;
   if (!o->cache.empty()) {
-    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep);
+    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""));
     if (!c.ok()) {
       err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
       return kExitUsage;

@@ -49,7 +49,8 @@ std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t
 
 }  // namespace
 
-absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std::string& policy_source, bool deep) {
+absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std::string& policy_source, bool deep,
+                                             const std::string& profile) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create the cache directory ", dir, ": ", std::strerror(errno)));
   }
@@ -65,7 +66,7 @@ absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std:
     std::ifstream in(policy_source, std::ios::binary);
     policy_bytes = absl::StrCat("file:", std::string(std::istreambuf_iterator<char>(in), {}));
   }
-  return ResultCache(fd, Sha256Hex(absl::StrCat(policy_bytes, deep ? "\n--deep" : "")), deep);
+  return ResultCache(fd, Sha256Hex(absl::StrCat(policy_bytes, deep ? "\n--deep" : "", "\n--profile=", profile)), deep);
 }
 
 ResultCache::ResultCache(ResultCache&& o) noexcept

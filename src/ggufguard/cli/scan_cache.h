@@ -27,7 +27,9 @@ class ResultCache {
  public:
   // Opens (creating, mode 0700) the directory `dir`; refuses a link.
   // `policy_source` is the --policy argument: a built-in name or a file.
-  static absl::StatusOr<ResultCache> Open(const std::string& dir, const std::string& policy_source, bool deep);
+  // `profile`: --profile as given (empty: the policy's own), part of the key.
+  static absl::StatusOr<ResultCache> Open(const std::string& dir, const std::string& policy_source, bool deep,
+                                          const std::string& profile = "");
   ResultCache(ResultCache&&) noexcept;
   ~ResultCache();
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "ggufguard/findings/profile.h"
 #include "ggufguard/findings/rule_catalog.h"
 
 namespace ggufguard {
@@ -42,8 +43,11 @@ struct Policy {
   // Per-rule overrides, indexed by rule ID (IDs are < 10000).
   std::array<std::optional<Severity>, 10000> severity_override{};
   std::array<bool, 10000> disabled{};
+  // What the file is judged as (profile.h): orthogonal to the severities, so
+  // `--policy strict --profile gguf` is the spec's letter for a container.
+  Profile profile = Profile::kLlamaCpp;
 
-  bool Enabled(RuleId id) const { return !disabled[static_cast<uint16_t>(id)]; }
+  bool Enabled(RuleId id) const { return !disabled[static_cast<uint16_t>(id)] && ProfileRuns(profile, id); }
   Severity SeverityOf(RuleId id) const;
 };
 

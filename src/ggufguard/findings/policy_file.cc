@@ -154,6 +154,10 @@ absl::StatusOr<Policy> ParsePolicyJson(std::string_view text, std::string_view o
         p.severity_override[static_cast<uint16_t>((*rule)->id)] =
             severity == "error" ? Severity::kError : severity == "warning" ? Severity::kWarning : Severity::kInfo;
       }
+    } else if (field == "profile") {
+      std::optional<Profile> profile = value.is_string() ? ParseProfile(value.get<std::string>()) : std::nullopt;
+      if (!profile) return Bad(origin, field, "expected \"llama.cpp\" or \"gguf\"");
+      p.profile = *profile;
     } else if (field == "disable") {
       if (!value.is_array()) return Bad(origin, field, absl::StrCat("expected an array, got ", TypeOf(value)));
       for (size_t i = 0; i < value.size(); ++i) {
@@ -163,8 +167,8 @@ absl::StatusOr<Policy> ParsePolicyJson(std::string_view text, std::string_view o
       }
     } else {
       return Bad(origin, field,
-                 "unknown field (base, name, description, limits, strict_key_grammar, check_merges, severities, "
-                 "disable)");
+                 "unknown field (base, name, description, profile, limits, strict_key_grammar, check_merges, "
+                 "severities, disable)");
     }
   }
   return p;

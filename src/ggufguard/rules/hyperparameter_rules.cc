@@ -57,11 +57,37 @@ bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'
 // keys (the loader reads metadata from shard 1 alone), and tools/imatrix
 // writes general.type "imatrix" with no architecture: both are files
 // llama.cpp writes and reads without general.architecture.
-bool NeedsNoArchitecture(const KeyIndex& keys) {
+bool IsLaterShard(const KeyIndex& keys) {
   const KeyValue* no = keys.Find("split.no");
-  if (no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u) return true;
+  return no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u;
+}
+
+bool NeedsNoArchitecture(const KeyIndex& keys) {
+  if (IsLaterShard(keys)) return true;
   const KeyValue* type = keys.Find("general.type");
   return type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "imatrix";
+}
+
+// A file no LLM loader is meant for: it names no architecture and has
+// neither a vocabulary key nor a key of any architecture llama.cpp knows
+// ("llama.context_length"), and no tensor named as llama.cpp names a
+// model's ("blk.N.*", "token_embd.*", "output*"). stable-diffusion.cpp's
+// converted weights (no metadata) and ggml's examples/gguf output
+// ("some.parameter.*", "tensor_N") are such.
+bool ClearlyNotAnLlm(const GgufHeader& h) {
+  for (const TensorInfo& t : h.tensors) {
+    const std::string_view name = t.name;
+    if (name.rfind("blk.", 0) == 0 || name.rfind("token_embd.", 0) == 0 || name.rfind("output", 0) == 0) {
+      return false;
+    }
+  }
+  for (const KeyValue& kv : h.kvs) {
+    const std::string_view key = CStringKey(kv.key());
+    const std::string_view first = key.substr(0, key.find('.'));
+    if (first == "tokenizer" || first == "adapter" || first == "split" || first == "imatrix") return false;
+    if (first.size() < key.size() && FindArchInfo(first) != nullptr) return false;
+  }
+  return true;
 }
 
 void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
@@ -71,6 +97,13 @@ void CheckArchitecture(RuleContext& ctx, const KeyIndex& keys) {
     // The 24-byte empty file is a valid GGUF; anything with content is a
     // model, adapter or vocabulary, and every loader dispatches on this key.
     if ((!h.kvs.empty() || !h.tensors.empty()) && !NeedsNoArchitecture(keys)) {
+      if (ClearlyNotAnLlm(h)) {
+        ctx.sink.Add(RuleId::kNotALlamaModel, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset(),
+                     "no general.architecture, no tokenizer.* key and no key of an architecture llama.cpp knows: "
+                     "not an LLM (stable-diffusion.cpp weights, a ggml example's output?); llama.cpp cannot load "
+                     "it, the program that wrote it may; judge it as a GGUF container with --profile gguf");
+        return;
+      }
       ctx.sink.Add(RuleId::kMissingArchitecture, h.kvs.empty() ? h.tensors[0].offset : h.kvs[0].offset(),
                    "general.architecture is missing: llama.cpp, ollama and candle choose the model code by it "
                    "and refuse the file");
@@ -300,12 +333,9 @@ void CheckArrayLengths(RuleContext& ctx, const KeyIndex& keys, std::optional<uin
     std::optional<KeyRule> rule = FindKeyRule(key, keys.arch(), keys.arch_info());
     if (!rule || rule->array_length == kAnyLength || !AcceptsValue(*rule, kv.value())) continue;
     // Only the keys the architecture reads: llama.cpp's saver writes, e.g.,
-    // swiglu_clamp_exp as 512 floats for every model, and only step35 reads it.
-    const std::string_view arch = keys.arch();
-    if (!arch.empty() && key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch &&
-        key[arch.size()] == '.' && !ArchReadsKey(keys.arch_info(), key.substr(arch.size() + 1))) {
-      continue;
-    }
+    // swiglu_clamp_exp and the unprefixed xielu.* as 512 floats for every
+    // model, and only step35 and apertus read them.
+    if (IsUnreadArchKey(keys, key)) continue;
     if (rule->array_length == kPerLayerLength) {
       if (!blocks || kv.value().array.count == *blocks) continue;
       ctx.sink.Add(RuleId::kPerLayerArrayLength, kv.value().offset,
@@ -436,7 +466,9 @@ std::string TensorTypeName(const TensorInfo& t) {
 // F16 and vocab-only ones included (llamacpp_vocab-phi-3 in corpus-real).
 void CheckQuantizationVersion(RuleContext& ctx, const KeyIndex& keys) {
   const TensorInfo* quantized = FirstTensor(ctx.header, IsQuantized);
-  if (quantized == nullptr) return;
+  // Shards 2..N of a split model hold no metadata but split.*: the loader
+  // reads it from shard 1 (as GG4006 knows).
+  if (quantized == nullptr || IsLaterShard(keys)) return;
   const KeyValue* kv = keys.Find("general.quantization_version");
   if (kv == nullptr) {
     ctx.sink.Add(RuleId::kQuantizationVersion, quantized->type_offset(),

@@ -175,6 +175,21 @@ bool ArchReadsKey(const ArchInfo* info, std::string_view suffix) {
   return FindIn(ArchReads(*info), suffix) != nullptr || FindIn(CommonReads(), suffix) != nullptr;
 }
 
+bool IsUnreadArchKey(const KeyIndex& keys, std::string_view key) {
+  const ArchInfo* info = keys.arch_info();
+  if (info == nullptr || info->kind != ArchKind::kModel) return false;
+  const std::string_view arch = keys.arch();
+  if (key.size() > arch.size() + 1 && key.substr(0, arch.size()) == arch && key[arch.size()] == '.') {
+    return !ArchReadsKey(info, key.substr(arch.size() + 1));
+  }
+  if (FindWholeNameIn(ArchReads(*info), key) != nullptr) return false;
+  // Called only for values a check would flag: a walk of every read list.
+  for (const ArchInfo& other : AllArchInfos()) {
+    if (FindWholeNameIn(ArchReads(other), key) != nullptr) return true;
+  }
+  return false;
+}
+
 void ForEachRequiredKey(const ArchInfo& arch, absl::FunctionRef<void(std::string_view)> f) {
   if (arch.kind != ArchKind::kModel) return;
   absl::Span<const KnownKey> own = ArchReads(arch);

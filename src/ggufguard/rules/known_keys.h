@@ -91,6 +91,16 @@ absl::Span<const KnownKey> ArchReads(const ArchInfo& arch);
 // {arch}.* key for every architecture, with zeros where unused.
 bool ArchReadsKey(const ArchInfo* info, std::string_view suffix);
 
+// Whether `key` (cut at NUL) is an architecture's own key that the file's
+// architecture does not read: an "{arch}." key outside its read lists, or a
+// whole key only some architectures read (xielu.*, apertus') that it does
+// not. llama_model_saver writes every such key of its hyperparameter struct
+// for every model: per-layer arrays LLAMA_MAX_LAYERS long, NaN for floats no
+// loader set. Checks of a value (length, NaN, range) skip them. False when
+// the file's architecture is unknown or not a model (nothing says then).
+class KeyIndex;
+bool IsUnreadArchKey(const KeyIndex& keys, std::string_view key);
+
 // True when llama.cpp's loader for `arch` asserts nextn_predict_layers <
 // block_count as it reads it (GGML_ASSERT: an abort, GG9052); the others
 // only need n_layer() = block_count - nextn not to wrap.

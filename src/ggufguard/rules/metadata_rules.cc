@@ -363,7 +363,10 @@ void CheckArray(const ArrayView& a, std::string_view key, uint32_t depth, RuleCo
   }
 }
 
-void CheckValue(const KeyValue& kv, RuleContext& ctx) {
+// NaN and infinities count only where a loader reads them: llama.cpp's saver
+// writes NaN for the float hyperparameters a model never set, in keys its
+// architecture does not read (IsUnreadArchKey).
+void CheckValue(const KeyValue& kv, RuleContext& ctx, const KeyIndex& keys) {
   // Every bit pattern of an integer is a value: nothing to decode.
   switch (kv.type()) {
     case ValueType::kUint8: case ValueType::kInt8: case ValueType::kUint16: case ValueType::kInt16:
@@ -382,7 +385,7 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
       return;
     case ValueType::kFloat32:
     case ValueType::kFloat64:
-      if (!std::isfinite(*v.AsDouble())) {
+      if (!std::isfinite(*v.AsDouble()) && !IsUnreadArchKey(keys, CStringKey(kv.key()))) {
         ctx.sink.Add(RuleId::kNonFiniteFloat, v.offset,
                      absl::StrCat("'", EscapeForDisplay(kv.key()), "' is NaN or infinite"));
       }
@@ -392,6 +395,10 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
       CheckStringContents(v.AsString(), v.offset, absl::StrCat("value of '", EscapeForDisplay(kv.key()), "'"), ctx);
       return;
     case ValueType::kArray:
+      if ((v.array.element_type == ValueType::kFloat32 || v.array.element_type == ValueType::kFloat64) &&
+          IsUnreadArchKey(keys, CStringKey(kv.key()))) {
+        return;
+      }
       CheckArray(v.array, kv.key(), 0, ctx);
       return;
     default:
@@ -404,7 +411,7 @@ void CheckValue(const KeyValue& kv, RuleContext& ctx) {
 void CheckMetadataEncoding(RuleContext& ctx, const KeyIndex& keys) {
   for (const KeyValue& kv : ctx.header.kvs) {
     CheckKey(kv, ctx, keys.arch());
-    CheckValue(kv, ctx);
+    CheckValue(kv, ctx, keys);
   }
   CheckDuplicateKeys(ctx, keys.groups());
 }

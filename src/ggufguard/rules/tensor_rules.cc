@@ -122,8 +122,17 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
     if (d > 0 && ok) ok = CheckedMul(bytes, dims[d], &bytes);
     if (d > 0 && ok) ok = CheckedMul(strides, std::max<uint64_t>(dims[d], 1), &strides);
   }
-  // ggml stores ne as int64 and the count as int64: both must fit.
-  if (!ok || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+  // ggml stores ne as int64 and the count as int64: both must fit. Its
+  // gguf_init_from_file_impl refuses the shape by its own test, which also
+  // rejects a count of exactly INT64_MAX: INT64_MAX / ne[1] <= ne[0], then
+  // with ne[0]*ne[1] and ne[2], then with ne[0]*ne[1]*ne[2] and ne[3] (each
+  // product below INT64_MAX once the previous test passed). From the header
+  // alone, whatever the file's size (--header-only --file-size).
+  constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  const bool ggml_refuses = ok && dims[1] != 0 && dims[2] != 0 && dims[3] != 0 &&  // 0: GG5012
+                            (kInt64Max / dims[1] <= dims[0] || kInt64Max / dims[2] <= dims[0] * dims[1] ||
+                             kInt64Max / dims[3] <= dims[0] * dims[1] * dims[2]);
+  if (!ok || ggml_refuses || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       strides > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     ctx.sink.Add(RuleId::kTensorSizeOverflow, t.offset,

@@ -1,0 +1,28 @@
+#include "ggufguard/findings/profile.h"
+
+namespace ggufguard {
+
+std::string_view ProfileName(Profile p) { return p == Profile::kGguf ? "gguf" : "llama.cpp"; }
+
+std::optional<Profile> ParseProfile(std::string_view name) {
+  if (name == "llama.cpp") return Profile::kLlamaCpp;
+  if (name == "gguf") return Profile::kGguf;
+  return std::nullopt;
+}
+
+bool JudgesLlmSemantics(RuleId id) {
+  const auto n = static_cast<uint16_t>(id);
+  // 4001-4003 are general.alignment, which ggml itself reads: structural.
+  if (n >= 4004 && n <= 4999) return true;  // known keys, hyperparameters, split, quantization
+  if (n >= 7000 && n <= 7999) return true;  // the vocabulary
+  switch (id) {
+    case RuleId::kKvCacheEstimate:   // a KV cache from the hyperparameters
+    case RuleId::kVocabSizeLimit:    // the vocabulary's size
+      return true;
+    default:
+      break;
+  }
+  return n >= 9050 && n <= 9099;  // what llama.cpp's loader aborts on (fuzz/oracle)
+}
+
+}  // namespace ggufguard

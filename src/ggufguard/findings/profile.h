@@ -1,0 +1,35 @@
+// Profiles: what a file is judged as, beside how hard (the policy).
+//
+// `llama.cpp` (the default) judges a file as a model or vocabulary for
+// llama.cpp: every rule. `gguf` judges it as a GGUF container for any ggml
+// program (stable-diffusion.cpp weights, whisper.cpp, ggml's examples):
+// every structural and safety rule, none about LLM semantics (known keys and
+// hyperparameters, the vocabulary, what llama.cpp's loader aborts on). The
+// chat-template rules stay: a template is code wherever it is found.
+// docs/policy.md ("Profiles") lists the rules each judges.
+#ifndef GGUFGUARD_FINDINGS_PROFILE_H_
+#define GGUFGUARD_FINDINGS_PROFILE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "ggufguard/findings/rule_catalog.h"
+
+namespace ggufguard {
+
+enum class Profile : uint8_t { kLlamaCpp, kGguf };
+
+std::string_view ProfileName(Profile p);                  // "llama.cpp", "gguf"
+std::optional<Profile> ParseProfile(std::string_view name);  // nullopt for any other name
+
+// Whether rule `id` is about what llama.cpp makes of a file's metadata
+// (an LLM's keys, hyperparameters, vocabulary, loader aborts) rather than
+// about the container: the gguf profile runs none of them.
+bool JudgesLlmSemantics(RuleId id);
+
+inline bool ProfileRuns(Profile p, RuleId id) { return p == Profile::kLlamaCpp || !JudgesLlmSemantics(id); }
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_FINDINGS_PROFILE_H_
