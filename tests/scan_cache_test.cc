@@ -66,6 +66,7 @@ TEST_F(ScanCacheTest, AHitGivesTheValidatedLineAndAPolicyChangeMisses) {
   EXPECT_EQ(third.line.find("GG3007"), std::string::npos) << third.line;
   // --deep is part of the policy's hash too.
   EXPECT_NE(ResultCache::Open(dir_ + "/cache", "default", true)->policy_hash(), cache->policy_hash());
+  EXPECT_NE(ResultCache::Open(dir_ + "/cache", "default", false, "gguf")->policy_hash(), cache->policy_hash());
 }
 
 TEST_F(ScanCacheTest, ACorruptOrForgedEntryIsIgnoredAndRewritten) {
