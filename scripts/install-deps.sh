@@ -14,6 +14,8 @@ packages=(
   zip                                         # OSS-Fuzz seed corpora
   pybind11-dev python3-dev python3-pytest     # the Python module and its tests (Debian's /usr/bin/python3)
   python3-jinja2                              # tests/jinja2_oracle.py: Jinja2's sandbox as an oracle for chat templates
+  libcurl4-openssl-dev                        # remote files: https:// and hf:// (src/ggufguard/remote)
+  nginx-light                                 # tests/remote_test.cc: a real HTTP server with Range, on loopback
 )
 
 # The measuring tools of bench/measure.sh, only when asked for.

@@ -9,12 +9,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/remote/location.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
+#include "ggufguard/remote/remote_cli.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
@@ -23,11 +25,13 @@ namespace {
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--fail-fast] [--header-only [--file-size N]] [--max-bytes N] [--deep [--jobs N]]\n"
-    "                          FILE... | -\n"
+    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif] [--policy P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
+    "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
+    "  HF_TOKEN; docs/remote.md)\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error\n";
 
 struct Options {
@@ -40,6 +44,7 @@ struct Options {
   uint64_t max_bytes = UINT64_MAX;
   std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
+  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
 };
@@ -63,7 +68,10 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       *dst = args[++i];
       return true;
     };
-    if (a == "--format") {
+    bool bad_remote_flag = false;
+    if (ParseRemoteFlag(args, &i, &o.remote, err, &bad_remote_flag)) {
+      if (bad_remote_flag) return std::nullopt;
+    } else if (a == "--format") {
       if (!value(&o.format)) return std::nullopt;
     } else if (a == "--policy") {
       if (!value(&o.policy)) return std::nullopt;
@@ -154,6 +162,7 @@ namespace {
 struct Validated {
   std::optional<ValidatedFile> file;  // owns the report and the header bytes it borrows
   std::string io_error;
+  std::optional<TransferStats> transfer;  // a remote input's cost
 
   const Report* report() const { return io_error.empty() && file ? &file->report() : nullptr; }
 };
@@ -170,6 +179,11 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   if (path == "-") {
     FdStream in(STDIN_FILENO, "standard input");
     file = ValidateStream(in, policy, stream_options, o.deep);
+  } else if (IsRemoteArgument(path)) {
+    RemoteValidation remote = ValidateRemoteArgument(path, policy, o.remote, o.hash.value_or(false), o.header_only,
+                                                     o.fail_fast, o.deep);
+    v->transfer = remote.stats;
+    file = std::move(remote.file);
   } else {
     absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
     if (!source.ok()) {
@@ -242,6 +256,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err);
   if (!policy) return kExitUsage;
+  if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
 
   // Each file is written out as soon as it is validated and then dropped:
   // memory does not grow with the number of files.
@@ -258,7 +273,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   int code = kExitValid;
   for (const std::string& path : o->files) {
     std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
-    const FileOutcome outcome{path, v->report(), v->io_error};
+    const FileOutcome outcome{path, v->report(), v->io_error, v->transfer};
     if (v->report() == nullptr) {
       code = std::max<int>(code, kExitIo);
     } else if (!v->report()->valid()) {

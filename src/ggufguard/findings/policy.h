@@ -47,6 +47,11 @@ struct Limits {
   // rest are counted).
   uint64_t max_deep_bytes = UINT64_MAX;
   uint32_t max_deep_findings_per_tensor = 8;
+  // Bytes one remote file may cost (headers and bodies of every request,
+  // docs/remote.md): a header and its padding reads stay far below it; a
+  // --hash or --deep of a larger file needs a policy that raises it. Past
+  // it the file is not verified (an I/O outcome), never passed.
+  uint64_t max_remote_bytes = uint64_t{64} << 30;
 };
 // policy_file.cc names every field of Limits; it static_asserts on
 // sizeof(Limits) so that a new field cannot be left out of policy files.

@@ -125,6 +125,8 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kNegativeNormEpsilon, "negative-norm-epsilon", E, E, "{arch}.attention.layer_norm_epsilon or layer_norm_rms_epsilon below 0 (every ggml backend asserts on the first token)"},
     {RuleId::kHyperparameterAssert, "hyperparameter-assert", E, E, "a hyperparameter value that an architecture's llama.cpp loader asserts against as it reads it (GGML_ASSERT: the process aborts)"},
     {RuleId::kTensorDataAlignmentOffload, "tensor-data-alignment-offload", W, E, "a tensor at a file offset that is not a multiple of 32 that starts llama.cpp's CPU buffer when only some layers are offloaded to a GPU (the mmap load asserts)"},
+    {RuleId::kRemoteSizeMismatch, "remote-size-mismatch", E, E, "a remote file whose size, as its server served it, is not the size the hub's X-Linked-Size header gives"},
+    {RuleId::kRemoteDigestMismatch, "remote-digest-mismatch", E, E, "a remote file read whole (--hash, --deep) whose SHA-256 is not the one the hub's X-Linked-Etag header gives"},
 };
 
 static_assert([] {

@@ -133,6 +133,8 @@ enum class RuleId : uint16_t {
   kNegativeNormEpsilon = 9058,
   kHyperparameterAssert = 9059,
   kTensorDataAlignmentOffload = 9060,
+  kRemoteSizeMismatch = 9120,
+  kRemoteDigestMismatch = 9121,
 };
 
 struct RuleInfo {
