@@ -273,6 +273,18 @@ TEST_F(HostileServerTest, BudgetIsNotAPass) {
   EXPECT_LE(remote.stats.bytes, 100u);
 }
 
+TEST_F(HostileServerTest, ScanAndInspectTakeUrls) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"scan", "--jobs", "1", Url("/ok/m.gguf"), Url("/status/500/m.gguf")}, out, err), kExitIo);
+  const std::string lines = out.str();
+  EXPECT_NE(lines.find("\"verdict\":\"valid\""), std::string::npos) << lines;
+  EXPECT_NE(lines.find("HTTP 500"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("\"bytes_transferred\""), std::string::npos) << lines;
+  std::ostringstream inspect_out, inspect_err;
+  EXPECT_EQ(RunCli({"inspect", Url("/ok/m.gguf")}, inspect_out, inspect_err), kExitValid) << inspect_err.str();
+  EXPECT_NE(inspect_out.str().find("tokenizer.ggml.tokens"), std::string::npos) << inspect_out.str();
+}
+
 // The hub's redirect: the token reaches the hub's port only, never the
 // CDN's, appears in no output, and X-Linked-Size/Etag are checked.
 TEST_F(HostileServerTest, HubRedirectKeepsTheTokenHomeAndChecksLinkedFacts) {
