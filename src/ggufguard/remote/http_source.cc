@@ -326,7 +326,9 @@ absl::StatusOr<std::unique_ptr<HttpSource>> HttpSource::Open(const std::string& 
     }
   } report_spent{source.get(), spent};
 
-  const uint64_t want = std::max<uint64_t>(options.first_read, 1);
+  // A budget below the first read shortens it, so that a small file can
+  // still be judged under a small budget.
+  const uint64_t want = std::max<uint64_t>(std::min(options.first_read, options.max_bytes / 2), 1);
   source->first_block_.resize(static_cast<size_t>(want));
   std::string current = url;
   std::set<std::string> seen{current};
@@ -468,6 +470,14 @@ class HttpStream final : public ByteStream {
     }
     if (!error_.ok()) return error_;
     if (source_.size() == 0) return size_t{0};
+    if (!checked_) {
+      // No body came: the status (a 404 with an empty body) says why.
+      RangeSink view;
+      view.response = response_;
+      uint64_t total = 0;
+      absl::Status s = session_.CheckRange(view, 0, source_.size() - 1, source_.size(), &total);
+      if (!s.ok()) return s;
+    }
     if (result_ != CURLE_OK) return session_.TransferError(result_, response_, source_.size(), received_, source_.stats_);
     if (received_ != source_.size()) {
       return absl::DataLossError(absl::StrCat(session_.Name(), ": the body ended after ", received_, " of the ",
