@@ -33,9 +33,9 @@ target_compile_definitions(ggufguard PRIVATE GGUFGUARD_BUILDING_LIBRARY
 target_include_directories(ggufguard PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-# An installed static archive's consumer links nettle and libcurl itself (its private
+# An installed static archive's consumer links nettle itself (its private
 # dependency; the build tree's imported target does not travel).
-target_link_libraries(ggufguard INTERFACE $<INSTALL_INTERFACE:nettle> $<INSTALL_INTERFACE:curl>)
+target_link_libraries(ggufguard INTERFACE $<INSTALL_INTERFACE:nettle>)
 
 set(GGUFGUARD_EXPORT_MAP ${PROJECT_SOURCE_DIR}/src/ggufguard/capi/ggufguard.map)
 

@@ -1,6 +1,6 @@
 #include "ggufguard/remote/http_source.h"
 
-#include <curl/curl.h>
+#include "ggufguard/remote/curl_api.h"
 
 #include <algorithm>
 #include <cstring>
@@ -26,11 +26,6 @@ using namespace remote_text;
 
 // Every response's headers together; curl bounds each line, this the sum.
 constexpr uint64_t kMaxHeaderBytes = uint64_t{256} << 10;
-
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // What one response said, and where its body goes.
 struct Response {
@@ -168,8 +163,8 @@ struct HttpSource::Session {
   char errbuf[CURL_ERROR_SIZE] = {};
 
   ~Session() {
-    if (easy != nullptr) curl_easy_cleanup(easy);
-    curl_slist_free_all(auth);
+    if (easy != nullptr) Curl().easy_cleanup(easy);
+    Curl().slist_free_all(auth);
   }
 
   std::string Name() const { return EscapeForDisplay(label, 4096); }
@@ -185,28 +180,28 @@ struct HttpSource::Session {
   // stream's handle). `range` is "FIRST-LAST".
   absl::Status Configure(CURL* handle, const std::string& target, const std::string& range, Response* response,
                          curl_write_callback on_body, void* body_user) {
-    curl_easy_reset(handle);
+    Curl().easy_reset(handle);
     absl::StatusOr<std::string> target_origin = UrlOrigin(target);
     if (!target_origin.ok()) return target_origin.status();
-    bool ok = curl_easy_setopt(handle, CURLOPT_URL, target.c_str()) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK;  // followed by hand, checked
-    ok &= curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;  // scan's threads
-    ok &= curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms)) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options.idle_min_bytes_per_s)) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.idle_timeout_s)) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_USERAGENT, "ggufguard/0.1.0") == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, &OnHeader) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_HEADERDATA, response) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_WRITEDATA, body_user) == CURLE_OK;
-    ok &= curl_easy_setopt(handle, CURLOPT_RANGE, range.c_str()) == CURLE_OK;
+    bool ok = Curl().easy_setopt(handle, CURLOPT_URL, target.c_str()) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK;  // followed by hand, checked
+    ok &= Curl().easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;  // scan's threads
+    ok &= Curl().easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms)) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options.idle_min_bytes_per_s)) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.idle_timeout_s)) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_USERAGENT, "ggufguard/0.1.0") == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_HEADERFUNCTION, &OnHeader) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_HEADERDATA, response) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_WRITEDATA, body_user) == CURLE_OK;
+    ok &= Curl().easy_setopt(handle, CURLOPT_RANGE, range.c_str()) == CURLE_OK;
     // A proxy from the environment is for the outside world, not loopback.
-    if (IsLoopbackHost(OriginHost(*target_origin))) ok &= curl_easy_setopt(handle, CURLOPT_PROXY, "") == CURLE_OK;
+    if (IsLoopbackHost(OriginHost(*target_origin))) ok &= Curl().easy_setopt(handle, CURLOPT_PROXY, "") == CURLE_OK;
     // The token goes to the origin the user named, never to a host a
     // redirect chose (a CDN, or an attacker's).
-    if (auth != nullptr && *target_origin == origin) ok &= curl_easy_setopt(handle, CURLOPT_HTTPHEADER, auth) == CURLE_OK;
+    if (auth != nullptr && *target_origin == origin) ok &= Curl().easy_setopt(handle, CURLOPT_HTTPHEADER, auth) == CURLE_OK;
     if (!ok) return absl::InternalError("libcurl refused an option");
     errbuf[0] = '\0';
     return absl::OkStatus();
@@ -233,7 +228,7 @@ struct HttpSource::Session {
       return absl::DataLossError(absl::StrCat(Name(), ": the body ended after ", got, " of the ", expected,
                                               " bytes promised"));
     }
-    return absl::UnavailableError(absl::StrCat(Name(), ": cannot fetch: ", curl_easy_strerror(rc),
+    return absl::UnavailableError(absl::StrCat(Name(), ": cannot fetch: ", Curl().easy_strerror(rc),
                                                errbuf[0] ? absl::StrCat(" (", EscapeForDisplay(errbuf, 300), ")") : ""));
   }
 
@@ -245,7 +240,7 @@ struct HttpSource::Session {
     absl::Status s = Configure(easy, target, absl::StrCat(first, "-", last), &sink->response, &OnRangeBody, sink);
     if (!s.ok()) return s;
     ++stats->requests;
-    const CURLcode rc = curl_easy_perform(easy);
+    const CURLcode rc = Curl().easy_perform(easy);
     const Response& r = sink->response;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && r.refused_status && !r.over_budget)) return absl::OkStatus();
     return TransferError(rc, r, last - first + 1, sink->got, *stats);
@@ -297,11 +292,11 @@ struct HttpSource::Session {
 
 absl::StatusOr<std::unique_ptr<HttpSource>> HttpSource::Open(const std::string& url, const std::string& label,
                                                              const RemoteOptions& options, TransferStats* spent) {
-  InitCurlOnce();
+  if (absl::Status loaded = LoadCurl(); !loaded.ok()) return loaded;
   auto session = std::make_unique<Session>();
   session->label = label;
   session->options = options;
-  session->easy = curl_easy_init();
+  session->easy = Curl().easy_init();
   if (session->easy == nullptr) return absl::ResourceExhaustedError("libcurl: cannot create a handle");
   if (absl::Status s = CheckFetchableUrl(url); !s.ok()) return s;
   absl::StatusOr<std::string> origin = UrlOrigin(url);
@@ -313,7 +308,7 @@ absl::StatusOr<std::unique_ptr<HttpSource>> HttpSource::Open(const std::string& 
         return absl::InvalidArgumentError("the token holds a byte that is not printable ASCII (not shown)");
       }
     }
-    session->auth = curl_slist_append(nullptr, absl::StrCat("Authorization: Bearer ", options.token).c_str());
+    session->auth = Curl().slist_append(nullptr, absl::StrCat("Authorization: Bearer ", options.token).c_str());
     if (session->auth == nullptr) return absl::ResourceExhaustedError("out of memory");
   }
   std::unique_ptr<HttpSource> source(new HttpSource(std::move(session)));
@@ -356,7 +351,7 @@ absl::StatusOr<std::unique_ptr<HttpSource>> HttpSource::Open(const std::string& 
     }
     if (IsRedirect(r.status)) {
       char* location = nullptr;
-      if (curl_easy_getinfo(s.easy, CURLINFO_REDIRECT_URL, &location) != CURLE_OK || location == nullptr) {
+      if (Curl().easy_getinfo(s.easy, CURLINFO_REDIRECT_URL, &location) != CURLE_OK || location == nullptr) {
         return absl::DataLossError(absl::StrCat(s.Name(), ": redirect (", r.status, ") without a usable Location"));
       }
       const std::string next = location;
@@ -418,9 +413,9 @@ class HttpStream final : public ByteStream {
  public:
   explicit HttpStream(HttpSource& source) : source_(source), session_(*source.session_) {}
   ~HttpStream() override {
-    if (multi_ != nullptr && easy_ != nullptr) curl_multi_remove_handle(multi_, easy_);
-    if (easy_ != nullptr) curl_easy_cleanup(easy_);
-    if (multi_ != nullptr) curl_multi_cleanup(multi_);
+    if (multi_ != nullptr && easy_ != nullptr) Curl().multi_remove_handle(multi_, easy_);
+    if (easy_ != nullptr) Curl().easy_cleanup(easy_);
+    if (multi_ != nullptr) Curl().multi_cleanup(multi_);
   }
 
   absl::Status Start() {
@@ -430,16 +425,16 @@ class HttpStream final : public ByteStream {
       return absl::OkStatus();
     }
     if (SatAdd(source_.stats_.bytes, size) > session_.options.max_bytes) return session_.BudgetError(source_.stats_);
-    easy_ = curl_easy_init();
-    multi_ = curl_multi_init();
+    easy_ = Curl().easy_init();
+    multi_ = Curl().multi_init();
     if (easy_ == nullptr || multi_ == nullptr) return absl::ResourceExhaustedError("libcurl: cannot create a handle");
     response_.stats = &source_.stats_;
     response_.max_bytes = session_.options.max_bytes;
     absl::Status s = session_.Configure(easy_, session_.url, absl::StrCat(0, "-", size - 1), &response_, &OnBody, this);
     if (!s.ok()) return s;
-    curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L << 10);
+    Curl().easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L << 10);
     buffer_.reset(new uint8_t[kBuffer]);
-    if (curl_multi_add_handle(multi_, easy_) != CURLM_OK) return absl::InternalError("libcurl: cannot add a handle");
+    if (Curl().multi_add_handle(multi_, easy_) != CURLM_OK) return absl::InternalError("libcurl: cannot add a handle");
     ++source_.stats_.requests;
     return absl::OkStatus();
   }
@@ -448,19 +443,19 @@ class HttpStream final : public ByteStream {
     while (head_ == tail_ && !done_) {
       if (paused_) {
         paused_ = false;
-        curl_easy_pause(easy_, CURLPAUSE_CONT);  // may deliver the held chunk at once
+        Curl().easy_pause(easy_, CURLPAUSE_CONT);  // may deliver the held chunk at once
         continue;
       }
       int running = 0;
-      if (curl_multi_perform(multi_, &running) != CURLM_OK) return absl::InternalError("libcurl: multi perform failed");
+      if (Curl().multi_perform(multi_, &running) != CURLM_OK) return absl::InternalError("libcurl: multi perform failed");
       int left = 0;
-      while (CURLMsg* m = curl_multi_info_read(multi_, &left)) {
+      while (CURLMsg* m = Curl().multi_info_read(multi_, &left)) {
         if (m->msg == CURLMSG_DONE) {
           done_ = true;
           result_ = m->data.result;
         }
       }
-      if (head_ == tail_ && !done_ && !paused_) curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+      if (head_ == tail_ && !done_ && !paused_) Curl().multi_poll(multi_, nullptr, 0, 1000, nullptr);
     }
     if (head_ < tail_) {
       const size_t n = std::min(out.size(), tail_ - head_);

@@ -1,6 +1,6 @@
 #include "ggufguard/remote/location.h"
 
-#include <curl/curl.h>
+#include "ggufguard/remote/curl_api.h"
 
 #include <cstdlib>
 #include <memory>
@@ -22,13 +22,13 @@ constexpr std::string_view kDefaultHfEndpoint = "https://huggingface.co";
 constexpr size_t kMaxUrlBytes = 8192;
 
 struct UrlDeleter {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+  void operator()(CURLU* u) const { Curl().url_cleanup(u); }
 };
 using UrlHandle = std::unique_ptr<CURLU, UrlDeleter>;
 
 struct CurlString {
   char* p = nullptr;
-  ~CurlString() { curl_free(p); }
+  ~CurlString() { Curl().free(p); }
 };
 
 // The URL parsed by curl itself, so that what is checked is what curl will
@@ -40,10 +40,11 @@ absl::StatusOr<UrlHandle> ParseUrl(std::string_view url) {
       return absl::InvalidArgumentError("URL holds a space, a control byte or a non-ASCII byte");
     }
   }
-  UrlHandle u(curl_url());
+  if (absl::Status loaded = LoadCurl(); !loaded.ok()) return loaded;
+  UrlHandle u(Curl().url());
   if (!u) return absl::ResourceExhaustedError("out of memory");
   const std::string text(url);
-  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), 0) != CURLUE_OK) {
+  if (Curl().url_set(u.get(), CURLUPART_URL, text.c_str(), 0) != CURLUE_OK) {
     return absl::InvalidArgumentError(absl::StrCat("not a URL: ", EscapeForDisplay(url, 200)));
   }
   return u;
@@ -51,7 +52,7 @@ absl::StatusOr<UrlHandle> ParseUrl(std::string_view url) {
 
 absl::StatusOr<std::string> Part(CURLU* u, CURLUPart part, unsigned flags = 0) {
   CurlString s;
-  if (curl_url_get(u, part, &s.p, flags) != CURLUE_OK || s.p == nullptr) {
+  if (Curl().url_get(u, part, &s.p, flags) != CURLUE_OK || s.p == nullptr) {
     return absl::InvalidArgumentError("URL part missing");
   }
   return std::string(s.p);
@@ -192,9 +193,9 @@ absl::StatusOr<std::string> SiblingUrl(std::string_view url, std::string_view na
   if (!path.ok()) return path.status();
   const size_t slash = path->rfind('/');
   const std::string sibling = absl::StrCat(path->substr(0, slash == std::string::npos ? 0 : slash + 1), *encoded);
-  if (curl_url_set(u->get(), CURLUPART_PATH, sibling.c_str(), 0) != CURLUE_OK ||
-      curl_url_set(u->get(), CURLUPART_QUERY, nullptr, 0) != CURLUE_OK ||
-      curl_url_set(u->get(), CURLUPART_FRAGMENT, nullptr, 0) != CURLUE_OK) {
+  if (Curl().url_set(u->get(), CURLUPART_PATH, sibling.c_str(), 0) != CURLUE_OK ||
+      Curl().url_set(u->get(), CURLUPART_QUERY, nullptr, 0) != CURLUE_OK ||
+      Curl().url_set(u->get(), CURLUPART_FRAGMENT, nullptr, 0) != CURLUE_OK) {
     return absl::InvalidArgumentError("cannot build the sibling URL");
   }
   return Part(u->get(), CURLUPART_URL);
