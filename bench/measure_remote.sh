@@ -7,7 +7,7 @@
 #   (defaults: build/bench, ../shared/corpus-real/valid)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build/bench}
+build=$(cd "${1:-$root/build/bench}" && pwd)
 dir=$(cd "${2:-$root/../shared/corpus-real/valid}" && pwd)
 shift $(( $# > 2 ? 2 : $# ))
 work=$(mktemp -d)
