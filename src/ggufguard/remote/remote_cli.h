@@ -14,10 +14,6 @@
 
 namespace ggufguard {
 
-inline constexpr char kRemoteUsage[] =
-    "remote FILE forms: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT)\n"
-    "remote options: [--token-file FILE] (else HF_TOKEN) [--connect-timeout SECONDS] [--idle-timeout SECONDS]\n";
-
 struct RemoteFlags {
   std::optional<std::string> token_file;
   RemoteOptions remote;  // the token is loaded into it by LoadRemoteToken
