@@ -16,6 +16,8 @@ packages=(
   python3-jinja2                              # tests/jinja2_oracle.py: Jinja2's sandbox as an oracle for chat templates
   python3-jsonschema                          # tests/cyclonedx_schema.py: the BOM against the official CycloneDX schema
   pre-commit                                  # tests/pre_commit_hook.sh: .pre-commit-hooks.yaml in a real repository
+  libcurl4-openssl-dev                        # remote files: https:// and hf:// (src/ggufguard/remote)
+  nginx-light                                 # tests/remote_test.cc: a real HTTP server with Range, on loopback
 )
 
 # The measuring tools of bench/measure.sh, only when asked for.

@@ -115,6 +115,17 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
+void ValidatedFile::AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+  if (!policy.Enabled(rule)) return;
+  const Severity severity = policy.SeverityOf(rule);
+  Finding finding{rule, severity, offset, std::move(message)};
+  auto at = std::upper_bound(report_.findings.begin(), report_.findings.end(), finding, [](const Finding& a, const Finding& b) {
+    return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
+  });
+  report_.findings.insert(at, std::move(finding));
+  if (severity == Severity::kError) report_.has_errors = true;
+}
+
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options,
                                              const DeepOptions& deep) {
   ValidatedFile out;

@@ -136,6 +136,10 @@ class ValidatedFile {
   Report& mutable_report() { return report_; }  // for ApplyTriage (report/triage.h)
   // The whole file's SHA-256, where the caller read it in a pass of its own.
   void set_sha256(std::string hex) { report_.sha256 = std::move(hex); }
+  // A finding about the file that the caller established outside the rules
+  // (a remote file's hub metadata against its bytes), under `policy`'s
+  // severities and disabled rules, in the report's order.
+  void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
   // The bytes read before the data section (at least the header, unless the
   // file ends first; a stream's may run past it).
   absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_length_}; }

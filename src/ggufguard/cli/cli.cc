@@ -11,6 +11,7 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/cyclonedx.h"
 #include "ggufguard/report/markdown.h"
+#include "ggufguard/remote/location.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
@@ -18,6 +19,7 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
+#include "ggufguard/remote/remote_cli.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
@@ -26,11 +28,14 @@ namespace {
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
-    "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] FILE... | -\n"
+    "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json]\n"
+    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
+    "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
+    "  HF_TOKEN; docs/remote.md)\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error,\n"
     "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget)\n";
 
@@ -45,6 +50,7 @@ struct Options {
   uint64_t max_bytes = UINT64_MAX;
   std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
+  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
   std::string suppressions, baseline;  // report/triage.h
@@ -69,7 +75,10 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       *dst = args[++i];
       return true;
     };
-    if (a == "--format") {
+    bool bad_remote_flag = false;
+    if (ParseRemoteFlag(args, &i, &o.remote, err, &bad_remote_flag)) {
+      if (bad_remote_flag) return std::nullopt;
+    } else if (a == "--format") {
       if (!value(&o.format)) return std::nullopt;
     } else if (a == "--policy") {
       if (!value(&o.policy)) return std::nullopt;
@@ -185,6 +194,7 @@ namespace {
 struct Validated {
   std::optional<ValidatedFile> file;  // owns the report and the header bytes it borrows
   std::string io_error;
+  std::optional<TransferStats> transfer;  // a remote input's cost
 
   const Report* report() const { return io_error.empty() && file ? &file->report() : nullptr; }
 };
@@ -201,6 +211,11 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   if (path == "-") {
     FdStream in(STDIN_FILENO, "standard input");
     file = ValidateStream(in, policy, stream_options, o.deep);
+  } else if (IsRemoteArgument(path)) {
+    RemoteValidation remote = ValidateRemoteArgument(path, policy, o.remote, o.hash.value_or(false), o.header_only,
+                                                     o.fail_fast, o.deep);
+    v->transfer = remote.stats;
+    file = std::move(remote.file);
   } else {
     absl::StatusOr<std::unique_ptr<FileSource>> source = FileSource::Open(path);
     if (!source.ok()) {
@@ -278,6 +293,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
   if (!triage) return kExitUsage;
   if (triage->NeedsHash() && !o->header_only) o->hash = true;  // matching by file hash
+  if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
 
   // Each file is written out as soon as it is validated and then dropped:
   // memory does not grow with the number of files.
@@ -299,7 +315,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   for (const std::string& path : o->files) {
     std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
     if (v->report() != nullptr) triage->Apply(*policy, path, &v->file->mutable_report());
-    const FileOutcome outcome{path, v->report(), v->io_error};
+    const FileOutcome outcome{path, v->report(), v->io_error, v->transfer};
     code = CombineExitCodes(code, ExitCodeOf(v->report()));
     if (o->command == "inspect") {
       // inspect also prints the findings, so a reader sees why a header is odd.

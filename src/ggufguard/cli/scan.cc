@@ -27,6 +27,8 @@
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/cyclonedx.h"
 #include "ggufguard/report/markdown.h"
+#include "ggufguard/remote/location.h"
+#include "ggufguard/remote/remote_cli.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
@@ -366,6 +368,18 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
 FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash, bool deep,
                          std::optional<ValidatedFile>* keep, std::string* io_error) {
   const std::string& path = entry.path;
+  if (IsRemoteArgument(path)) {  // a URL root (HF_TOKEN; remote/remote_cli.h)
+    RemoteFlags flags;
+    LoadRemoteToken(&flags, std::cerr);  // no --token-file here: it cannot fail
+    RemoteValidation remote =
+        ValidateRemoteArgument(path, policy, flags, hash, false, false, DeepOptions{.enabled = deep, .jobs = 1});
+    if (remote.file.ok()) {
+      keep->emplace(*std::move(remote.file));
+      return FileOutcome{path, &(*keep)->report(), "", remote.stats};
+    }
+    *io_error = std::string(remote.file.status().message());
+    return FileOutcome{path, nullptr, *io_error, remote.stats};
+  }
   absl::StatusOr<std::unique_ptr<FileSource>> source =
       FileSource::Open(path, entry.through_link ? FinalLink::kFollow : FinalLink::kRefuse);
   if (source.ok()) {
@@ -494,7 +508,11 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     queue.Push(std::move(e));
   };
-  ForEachRoot(*o, [&](const std::string& root, bool listed) { Walk(root, RootOptions(o->walk, listed), feed); },
+  ForEachRoot(*o,
+              [&](const std::string& root, bool listed) {
+                if (IsRemoteArgument(root)) return feed(WalkEntry{WalkEntry::Kind::kFile, root, "", 0, false});
+                Walk(root, RootOptions(o->walk, listed), feed);
+              },
               feed);
   queue.Close();
   for (std::thread& w : workers) w.join();

@@ -140,6 +140,18 @@ void AddDeep(const Report& r, Json& f) {
                {"tensors", std::move(tensors)},        {"tensors_suppressed", d.tensors_suppressed}};
 }
 
+// A remote input's cost (docs/remote.md).
+void AddTransfer(const FileOutcome& o, Json& f) {
+  if (!o.transfer) return;
+  f["requests"] = o.transfer->requests;
+  f["bytes_transferred"] = o.transfer->bytes;
+}
+
+std::string TransferNote(const FileOutcome& o) {
+  if (!o.transfer) return "";
+  return absl::StrCat(" [remote: ", o.transfer->requests, " requests, ", o.transfer->bytes, " bytes transferred]");
+}
+
 // One input's entry of the JSON report, also one line of `scan`'s output.
 // Every string in it is printable ASCII: file bytes, paths and I/O errors
 // (which name the path) go through EscapeForDisplay, so no consumer that
@@ -150,6 +162,7 @@ Json FileJson(const FileOutcome& o) {
   f["verdict"] = Verdict(o);
   if (o.report == nullptr) {
     f["error"] = EscapeForDisplay(o.io_error, kMaxPathBytes);
+    AddTransfer(o, f);
     return f;
   }
   const Report& r = *o.report;
@@ -197,6 +210,7 @@ Json FileJson(const FileOutcome& o) {
     AddKeyCollisions(r, f);
   }
   if (r.deep.ran) AddDeep(r, f);
+  AddTransfer(o, f);
   return f;
 }
 
@@ -216,7 +230,7 @@ std::string RenderTextFile(const FileOutcome& o) {
   std::string out;
   const std::string label = EscapeLabelForText(o.label);
   if (o.report == nullptr) {
-    absl::StrAppend(&out, label, ": I/O error: ", EscapeForDisplay(o.io_error, kMaxPathBytes), "\n");
+    absl::StrAppend(&out, label, ": I/O error: ", EscapeForDisplay(o.io_error, kMaxPathBytes), TransferNote(o), "\n");
     return out;
   }
   for (const Finding& f : o.report->findings) {
@@ -244,7 +258,7 @@ std::string RenderTextFile(const FileOutcome& o) {
   Counts c = CountFindings(*o.report);
   absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,
                   " notes)", CoverageNote(*o.report), o.report->sha256.empty() ? "" : " sha256 ", o.report->sha256,
-                  NotCheckedNote(*o.report), "\n");
+                  TransferNote(o), NotCheckedNote(*o.report), "\n");
   return out;
 }
 

@@ -5,12 +5,14 @@
 #define GGUFGUARD_REPORT_RENDER_H_
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ggufguard/base/version.h"
+#include "ggufguard/remote/transfer_stats.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
@@ -22,6 +24,8 @@ struct FileOutcome {
   std::string label;     // path as given, or "-" for standard input
   const Report* report;  // nullptr when io_error is set
   std::string io_error;
+  // A remote input's requests and bytes received (with or without a report).
+  std::optional<TransferStats> transfer = std::nullopt;
 };
 
 // Paths are printed escaped up to PATH_MAX bytes.

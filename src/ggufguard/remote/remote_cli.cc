@@ -1,0 +1,76 @@
+#include "ggufguard/remote/remote_cli.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/remote/location.h"
+
+namespace ggufguard {
+
+bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
+                     bool* bad) {
+  const std::string& a = args[*i];
+  if (a != "--token-file" && a != "--connect-timeout" && a != "--idle-timeout") return false;
+  if (*i + 1 >= args.size()) {
+    err << "ggufguard: " << a << " needs a value\n";
+    *bad = true;
+    return true;
+  }
+  const std::string& v = args[++*i];
+  if (a == "--token-file") {
+    flags->token_file = v;
+    return true;
+  }
+  uint32_t seconds = 0;
+  if (!absl::SimpleAtoi(v, &seconds) || seconds == 0 || seconds > 3600) {
+    err << "ggufguard: " << a << " wants a number of seconds from 1 to 3600, not '" << EscapeForDisplay(v) << "'\n";
+    *bad = true;
+    return true;
+  }
+  if (a == "--connect-timeout") {
+    flags->remote.connect_timeout_ms = seconds * 1000;
+  } else {
+    flags->remote.idle_timeout_s = seconds;
+  }
+  return true;
+}
+
+bool LoadRemoteToken(RemoteFlags* flags, std::ostream& err) {
+  if (flags->token_file) {
+    std::ifstream in(*flags->token_file, std::ios::binary);
+    std::string line;
+    if (!in || !std::getline(in, line) || line.size() > 4096) {
+      err << "ggufguard: cannot read a token (one line, at most 4096 bytes) from --token-file "
+          << EscapeForDisplay(*flags->token_file, 4096) << "\n";
+      return false;
+    }
+    flags->remote.token = std::string(absl::StripAsciiWhitespace(line));
+    return true;
+  }
+  if (const char* env = std::getenv("HF_TOKEN"); env != nullptr) {
+    flags->remote.token = std::string(absl::StripAsciiWhitespace(env));
+  }
+  return true;
+}
+
+RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& policy, const RemoteFlags& flags,
+                                        bool hash, bool header_only, bool fail_fast, const DeepOptions& deep) {
+  absl::StatusOr<Location> location = ResolveLocation(arg);
+  if (!location.ok()) {
+    RemoteValidation refused;
+    refused.file = location.status();
+    return refused;
+  }
+  RemoteValidateOptions options;
+  options.remote = flags.remote;
+  options.stream_whole = hash;
+  options.header_only = header_only;
+  options.fail_fast = fail_fast;
+  options.deep = deep;
+  return ValidateRemote(location->value, arg, policy, options);
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,40 @@
+// The command line's side of remote files: the flags validate and inspect
+// take (--token-file, --connect-timeout, --idle-timeout), the token from
+// HF_TOKEN or the file, and one input's validation. cli.cc and scan.cc call
+// these, so their own edits stay a few lines.
+#ifndef GGUFGUARD_REMOTE_REMOTE_CLI_H_
+#define GGUFGUARD_REMOTE_REMOTE_CLI_H_
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ggufguard/remote/remote_validate.h"
+
+namespace ggufguard {
+
+struct RemoteFlags {
+  std::optional<std::string> token_file;
+  RemoteOptions remote;  // the token is loaded into it by LoadRemoteToken
+};
+
+// When args[*i] is a remote flag: consumes it and its value (advancing *i)
+// and returns true; a bad or missing value is written to `err` and sets
+// *bad. False for any other argument.
+bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
+                     bool* bad);
+
+// The token: --token-file's first line, else $HF_TOKEN, else none. False,
+// with the reason on `err` (never the file's contents), when the file
+// cannot be read.
+bool LoadRemoteToken(RemoteFlags* flags, std::ostream& err);
+
+// Resolves `arg` (ResolveLocation) and validates it; a location that is
+// refused is an error like one that cannot be fetched.
+RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& policy, const RemoteFlags& flags,
+                                        bool hash, bool header_only, bool fail_fast, const DeepOptions& deep);
+
+}  // namespace ggufguard
+
+#endif  // GGUFGUARD_REMOTE_REMOTE_CLI_H_

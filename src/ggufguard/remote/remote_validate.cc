@@ -1,0 +1,94 @@
+#include "ggufguard/remote/remote_validate.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/text.h"
+
+namespace ggufguard {
+namespace {
+
+// A source read forward as a stream (--header-only): each read is one range
+// request of what the reader asks for, which grows x2 as the prefix does,
+// and the first block, already fetched, costs nothing.
+class SourceStream final : public ByteStream {
+ public:
+  explicit SourceStream(ByteSource& source) : source_(source) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), source_.size() - at_));
+    if (n == 0) return size_t{0};
+    absl::Status s = source_.ReadAt(at_, out.first(n));
+    if (!s.ok()) return s;
+    at_ += n;
+    return n;
+  }
+
+ private:
+  ByteSource& source_;
+  uint64_t at_ = 0;
+};
+
+bool IsSha256Hex(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// The hub's own word on the file against what its server served.
+void CrossCheck(const HttpSource& source, const Policy& policy, ValidatedFile& file) {
+  if (source.linked_size() && *source.linked_size() != source.size()) {
+    file.AddFinding(policy, RuleId::kRemoteSizeMismatch, 0,
+                    absl::StrCat("the hub says the file has ", *source.linked_size(),
+                                 " bytes (X-Linked-Size), the server served ", source.size()));
+  }
+  const std::string etag = absl::AsciiStrToLower(source.linked_etag());
+  const std::string& sha = file.report().sha256;
+  if (!sha.empty() && IsSha256Hex(etag) && etag != sha) {
+    file.AddFinding(policy, RuleId::kRemoteDigestMismatch, 0,
+                    absl::StrCat("the hub says the file's SHA-256 is ", etag, " (X-Linked-Etag), the bytes served hash to ",
+                                 sha));
+  }
+}
+
+}  // namespace
+
+RemoteValidation ValidateRemote(const std::string& url, const std::string& label, const Policy& policy,
+                                RemoteValidateOptions options) {
+  RemoteValidation out;
+  options.remote.max_bytes = std::min(options.remote.max_bytes, policy.limits.max_remote_bytes);
+  absl::StatusOr<std::unique_ptr<HttpSource>> source = HttpSource::Open(url, label, options.remote, &out.stats);
+  if (!source.ok()) {
+    out.file = source.status();
+    return out;
+  }
+  HttpSource& http = **source;
+  if (options.header_only) {
+    StreamOptions stream_options;
+    stream_options.hash = false;
+    stream_options.header_only = true;
+    stream_options.file_size = http.size();
+    SourceStream stream(http);
+    out.file = ValidateStream(stream, policy, stream_options, {});
+  } else if (options.stream_whole || options.deep.enabled) {
+    absl::StatusOr<std::unique_ptr<ByteStream>> stream = http.OpenStream();
+    if (stream.ok()) {
+      StreamOptions stream_options;
+      stream_options.hash = true;
+      stream_options.fail_fast = options.fail_fast;
+      stream_options.max_bytes = http.size();
+      out.file = ValidateStream(**stream, policy, stream_options, options.deep);
+    } else {
+      out.file = stream.status();
+    }
+  } else {
+    out.file = ValidateSource(http, policy, {}, {});
+  }
+  if (out.file.ok()) CrossCheck(http, policy, *out.file);
+  out.stats = http.stats();
+  return out;
+}
+
+}  // namespace ggufguard

@@ -1,0 +1,430 @@
+// Remote files (src/ggufguard/remote): locations, a real HTTP server
+// (Debian's nginx, started here on loopback) giving every real-corpus file
+// the verdict it has on disk, and a hostile server of our own
+// (tests/support/hostile_http.py) for each way a server can lie, stall or
+// overflow. Every server listens on 127.0.0.1 only and is stopped on every
+// path (the Server destructor).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ggufguard/cli/cli.h"
+#include "ggufguard/io/source.h"
+#include "ggufguard/remote/http_source.h"
+#include "ggufguard/remote/location.h"
+#include "ggufguard/remote/remote_validate.h"
+#include "ggufguard/validate.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+extern char** environ;
+
+namespace ggufguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A child process whose stdin we hold (closing it, or SIGTERM, ends it) and
+// whose first stdout lines we read.
+class Server {
+ public:
+  Server(const std::vector<std::string>& argv) {
+    int in[2], out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    stdin_ = in[1];
+    stdout_ = ::fdopen(out[0], "r");
+  }
+  ~Server() {
+    if (stdin_ >= 0) ::close(stdin_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (stdout_ != nullptr) ::fclose(stdout_);
+  }
+  bool started() const { return pid_ > 0; }
+  int ReadPort() {
+    char line[64];
+    if (stdout_ == nullptr || std::fgets(line, sizeof line, stdout_) == nullptr) return -1;
+    return std::atoi(line);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  std::FILE* stdout_ = nullptr;
+};
+
+fs::path TempDir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// --- Locations -------------------------------------------------------------
+
+TEST(RemoteLocationTest, HfResolvesAgainstTheEndpoint) {
+  absl::StatusOr<Location> l = ResolveLocation("hf://org/repo/model-00001-of-00003.gguf", "http://127.0.0.1:9/");
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_TRUE(l->remote);
+  EXPECT_EQ(l->value, "http://127.0.0.1:9/org/repo/resolve/main/model-00001-of-00003.gguf");
+  l = ResolveLocation("hf://Org-1/Re.po_2@v1.0/dir/a b+c.gguf", "https://hub.example");
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->value, "https://hub.example/Org-1/Re.po_2/resolve/v1.0/dir/a%20b%2Bc.gguf");
+  l = ResolveLocation("hf://o/r/m.gguf", "");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->value, "https://huggingface.co/o/r/resolve/main/m.gguf");
+}
+
+TEST(RemoteLocationTest, HfRefusesOddNames) {
+  for (const char* bad : {"hf://org/repo", "hf://org/../x.gguf", "hf://org/repo/../x.gguf", "hf://-org/repo/x.gguf",
+                          "hf://org/re?po/x.gguf", "hf://org/repo@a/b/x.gguf/", "hf://org/repo/a//b.gguf",
+                          "hf://org/repo@/x.gguf", "hf://o/r/a\\b.gguf", "hf://o/r/a\x01.gguf"}) {
+    EXPECT_FALSE(ResolveLocation(bad, "").ok()) << bad;
+  }
+  // An endpoint that is plain http to the outside world is refused too.
+  EXPECT_FALSE(ResolveLocation("hf://o/r/m.gguf", "http://hub.example").ok());
+}
+
+TEST(RemoteLocationTest, OnlyHttpsOrLoopbackHttp) {
+  EXPECT_TRUE(ResolveLocation("https://example.com/m.gguf", "").ok());
+  EXPECT_TRUE(ResolveLocation("http://127.0.0.1:8080/m.gguf", "").ok());
+  EXPECT_TRUE(ResolveLocation("http://127.1.2.3/m.gguf", "").ok());
+  EXPECT_TRUE(ResolveLocation("http://localhost/m.gguf", "").ok());
+  EXPECT_TRUE(ResolveLocation("http://[::1]:80/m.gguf", "").ok());
+  EXPECT_FALSE(ResolveLocation("http://example.com/m.gguf", "").ok());
+  EXPECT_FALSE(ResolveLocation("http://128.0.0.1/m.gguf", "").ok());
+  EXPECT_FALSE(ResolveLocation("http://127.0.0.1.example.com/m.gguf", "").ok());
+  EXPECT_FALSE(ResolveLocation("https://user:pw@example.com/m.gguf", "").ok());
+  EXPECT_FALSE(CheckFetchableUrl("ftp://127.0.0.1/m.gguf").ok());
+  EXPECT_FALSE(CheckFetchableUrl("file:///etc/passwd").ok());
+  absl::StatusOr<Location> local = ResolveLocation("dir/m.gguf", "");
+  ASSERT_TRUE(local.ok());
+  EXPECT_FALSE(local->remote);
+}
+
+TEST(RemoteLocationTest, SiblingReplacesTheLastComponent) {
+  absl::StatusOr<std::string> s =
+      SiblingUrl("https://h.example/o/r/resolve/main/m-00001-of-00003.gguf?x=1", "m-00002-of-00003.gguf");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*s, "https://h.example/o/r/resolve/main/m-00002-of-00003.gguf");
+  EXPECT_FALSE(SiblingUrl("https://h.example/a/b.gguf", "../c.gguf").ok());
+  EXPECT_FALSE(SiblingUrl("https://h.example/a/b.gguf", "..").ok());
+}
+
+// --- The hostile server ----------------------------------------------------
+
+class HostileServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(TempDir("ggufguard-hostile"));
+    const testing::BuiltFile model = testing::TinyModelWithCleanData();
+    bytes_ = new std::vector<uint8_t>(model.bytes);
+    std::ofstream(*dir_ / "m.gguf", std::ios::binary)
+        .write(reinterpret_cast<const char*>(model.bytes.data()), static_cast<std::streamsize>(model.bytes.size()));
+    server_ = new Server({"/usr/bin/python3", std::string(GGUFGUARD_SOURCE_DIR) + "/tests/support/hostile_http.py",
+                          (*dir_ / "m.gguf").string(), (*dir_ / "requests.log").string()});
+    port_ = server_->ReadPort();
+    cdn_port_ = server_->ReadPort();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete bytes_;
+  }
+  void SetUp() override { ASSERT_GT(port_, 0) << "the hostile server did not start"; }
+
+  static std::string Url(const std::string& path) { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  static RemoteOptions Short() {
+    RemoteOptions o;
+    o.connect_timeout_ms = 2000;
+    o.idle_timeout_s = 1;
+    return o;
+  }
+  static absl::Status OpenError(const std::string& path, RemoteOptions o = Short(), TransferStats* spent = nullptr) {
+    absl::StatusOr<std::unique_ptr<HttpSource>> s = HttpSource::Open(Url(path), path, o, spent);
+    return s.status();
+  }
+
+  static fs::path* dir_;
+  static std::vector<uint8_t>* bytes_;
+  static Server* server_;
+  static int port_, cdn_port_;
+};
+fs::path* HostileServerTest::dir_ = nullptr;
+std::vector<uint8_t>* HostileServerTest::bytes_ = nullptr;
+Server* HostileServerTest::server_ = nullptr;
+int HostileServerTest::port_ = -1;
+int HostileServerTest::cdn_port_ = -1;
+
+TEST_F(HostileServerTest, HonestServerGivesTheLocalVerdict) {
+  RemoteValidateOptions o;
+  o.remote = Short();
+  o.remote.first_read = 64;  // the header in several requests, the padding through more
+  RemoteValidation remote = ValidateRemote(Url("/ok/m.gguf"), "m", DefaultPolicy(), o);
+  ASSERT_TRUE(remote.file.ok()) << remote.file.status();
+  const Report local = ValidateBytes(*bytes_, DefaultPolicy());
+  EXPECT_EQ(remote.file->report().valid(), local.valid());
+  EXPECT_EQ(testing::RulesAt(remote.file->report()), testing::RulesAt(local));
+  EXPECT_EQ(remote.file->report().file_size, bytes_->size());
+  EXPECT_GT(remote.stats.requests, 1u);
+  EXPECT_GE(remote.stats.bytes, bytes_->size() > 64 ? 64u : 0u);
+}
+
+TEST_F(HostileServerTest, WholeBodyInsteadOfRangeStopsAtOnce) {
+  TransferStats spent;
+  absl::Status s = OpenError("/full/m.gguf", Short(), &spent);
+  EXPECT_NE(s.message().find("answered 200"), std::string_view::npos) << s;
+  // The server offers 64 MiB more than the file: a few buffers arrive at most.
+  EXPECT_LT(spent.bytes, uint64_t{4} << 20);
+}
+
+TEST_F(HostileServerTest, ContentRangeThatLies) {
+  absl::Status s = OpenError("/lie/m.gguf");
+  EXPECT_NE(s.message().find("Content-Range lies"), std::string_view::npos) << s;
+}
+
+TEST_F(HostileServerTest, ContentRangeThatChanges) {
+  RemoteOptions o = Short();
+  o.first_read = 16;
+  absl::StatusOr<std::unique_ptr<HttpSource>> source = HttpSource::Open(Url("/change/m.gguf"), "m", o);
+  ASSERT_TRUE(source.ok()) << source.status();
+  std::vector<uint8_t> buf(16);
+  absl::Status s = (*source)->ReadAt(32, absl::MakeSpan(buf));
+  EXPECT_NE(s.message().find("Content-Range changed"), std::string_view::npos) << s;
+}
+
+TEST_F(HostileServerTest, ShortBody) {
+  absl::Status s = OpenError("/short/m.gguf");
+  EXPECT_NE(s.message().find("body ended after"), std::string_view::npos) << s;
+}
+
+TEST_F(HostileServerTest, SlowDripTimesOut) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status s = OpenError("/drip/m.gguf");
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(HostileServerTest, HttpErrors) {
+  for (const char* status : {"404", "500"}) {
+    absl::Status s = OpenError(std::string("/status/") + status + "/m.gguf");
+    EXPECT_NE(s.message().find(std::string("HTTP ") + status), std::string_view::npos) << s;
+  }
+}
+
+TEST_F(HostileServerTest, RedirectLoop) {
+  absl::Status s = OpenError("/loop/m.gguf");
+  EXPECT_NE(s.message().find("redirect loop"), std::string_view::npos) << s;
+}
+
+TEST_F(HostileServerTest, RedirectToAnotherSchemeOrAFarHostIsNotFollowed) {
+  TransferStats spent;
+  absl::Status s = OpenError("/to-ftp/m.gguf", Short(), &spent);
+  EXPECT_NE(s.message().find("redirect refused"), std::string_view::npos) << s;
+  EXPECT_EQ(spent.requests, 1u);  // the refused target was never asked
+  s = OpenError("/to-far/m.gguf", Short(), &spent);
+  EXPECT_NE(s.message().find("redirect refused"), std::string_view::npos) << s;
+  EXPECT_EQ(spent.requests, 1u);
+}
+
+TEST_F(HostileServerTest, BudgetIsNotAPass) {
+  RemoteValidateOptions o;
+  o.remote = Short();
+  Policy policy = DefaultPolicy();
+  policy.limits.max_remote_bytes = 100;
+  RemoteValidation remote = ValidateRemote(Url("/ok/m.gguf"), "m", policy, o);
+  ASSERT_FALSE(remote.file.ok());
+  EXPECT_EQ(remote.file.status().code(), absl::StatusCode::kResourceExhausted) << remote.file.status();
+  EXPECT_NE(remote.file.status().message().find("not verified"), std::string_view::npos) << remote.file.status();
+  // The transfer stops at the callback that passes the budget: one header
+  // line or one body chunk (libcurl's 16 KiB) beyond it at most.
+  EXPECT_LT(remote.stats.bytes, 100u + 16384u);
+  // A small file fits a small budget: the first read shrinks to fit it.
+  policy.limits.max_remote_bytes = 8 * bytes_->size() + 4096;
+  remote = ValidateRemote(Url("/ok/m.gguf"), "m", policy, o);
+  EXPECT_TRUE(remote.file.ok()) << remote.file.status();
+}
+
+TEST_F(HostileServerTest, ScanAndInspectTakeUrls) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"scan", "--jobs", "1", Url("/ok/m.gguf"), Url("/status/500/m.gguf")}, out, err), kExitIo);
+  const std::string lines = out.str();
+  EXPECT_NE(lines.find("\"verdict\":\"valid\""), std::string::npos) << lines;
+  EXPECT_NE(lines.find("HTTP 500"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("\"bytes_transferred\""), std::string::npos) << lines;
+  std::ostringstream inspect_out, inspect_err;
+  EXPECT_EQ(RunCli({"inspect", Url("/ok/m.gguf")}, inspect_out, inspect_err), kExitValid) << inspect_err.str();
+  EXPECT_NE(inspect_out.str().find("tokenizer.ggml.tokens"), std::string::npos) << inspect_out.str();
+}
+
+// The hub's redirect: the token reaches the hub's port only, never the
+// CDN's, appears in no output, and X-Linked-Size/Etag are checked.
+TEST_F(HostileServerTest, HubRedirectKeepsTheTokenHomeAndChecksLinkedFacts) {
+  const std::string token = "hf_TOKEN_must_not_leak_7d1e";
+  ::setenv("HF_TOKEN", token.c_str(), 1);
+  ::setenv("HF_ENDPOINT", Url("").c_str(), 1);
+  std::ostringstream out, err;
+  const int code = RunCli({"validate", "--format", "json", "--hash", "hf://org/repo/m.gguf", Url("/badhub/m.gguf"),
+                           Url("/status/404/m.gguf")},
+                          out, err);
+  std::ostringstream text_out, text_err;
+  RunCli({"validate", "hf://org/repo/m.gguf", Url("/badhub/m.gguf")}, text_out, text_err);
+  ::unsetenv("HF_TOKEN");
+  ::unsetenv("HF_ENDPOINT");
+  EXPECT_EQ(code, kExitIo);
+  for (const std::string& s : {out.str(), err.str(), text_out.str(), text_err.str()}) {
+    EXPECT_EQ(s.find(token), std::string::npos) << s;
+    EXPECT_EQ(s.find("sig=secret"), std::string::npos) << s;  // a CDN URL's signature
+  }
+  const std::string json = out.str();
+  EXPECT_NE(json.find("\"bytes_transferred\""), std::string::npos) << json;
+  EXPECT_NE(json.find("GG9120"), std::string::npos) << json;
+  EXPECT_NE(json.find("GG9121"), std::string::npos) << json;
+  EXPECT_NE(text_out.str().find("remote-size-mismatch"), std::string::npos) << text_out.str();
+  EXPECT_NE(text_out.str().find("bytes transferred"), std::string::npos) << text_out.str();
+  // hf:// alone is valid: the first file's findings are none.
+  EXPECT_NE(text_out.str().find("hf\\x3a//org/repo/m.gguf: valid"), std::string::npos) << text_out.str();
+  // Where the token went.
+  const std::string log = ReadAll(*dir_ / "requests.log");
+  const std::string hub = ":" + std::to_string(port_) + "\t";
+  const std::string cdn = ":" + std::to_string(cdn_port_) + "\t";
+  bool hub_saw_token = false, cdn_seen = false;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("/org/repo/resolve/main/m.gguf" + hub) == 0) hub_saw_token |= line.find(token) != std::string::npos;
+    if (line.find(cdn) != std::string::npos) {
+      cdn_seen = true;
+      EXPECT_EQ(line.find("Bearer"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(hub_saw_token) << log;
+  EXPECT_TRUE(cdn_seen) << log;
+}
+
+// --- nginx: every real file has the same verdict by URL as by path --------
+
+class NginxTest : public ::testing::Test {
+ protected:
+  static int FreePort() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      port = ntohs(a.sin_port);
+    }
+    ::close(fd);
+    return port;
+  }
+};
+
+TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
+  const fs::path corpus = testing::SharedDir() / "corpus-real";
+  if (!fs::is_directory(corpus)) GTEST_SKIP() << "real-file corpus not found at " << corpus;
+  ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
+  const fs::path dir = TempDir("ggufguard-nginx");
+  const int port = FreePort();
+  ASSERT_GT(port, 0);
+  std::ofstream(dir / "nginx.conf") << "daemon off;\nworker_processes 1;\npid " << (dir / "nginx.pid").string()
+                                   << ";\nerror_log " << (dir / "error.log").string() << ";\n"
+                                   << "events { worker_connections 64; }\nhttp {\n  access_log off;\n"
+                                   << "  client_body_temp_path " << dir.string() << ";\n"
+                                   << "  proxy_temp_path " << dir.string() << ";\n"
+                                   << "  fastcgi_temp_path " << dir.string() << ";\n"
+                                   << "  uwsgi_temp_path " << dir.string() << ";\n"
+                                   << "  scgi_temp_path " << dir.string() << ";\n"
+                                   << "  server {\n    listen 127.0.0.1:" << port << ";\n    root "
+                                   << fs::canonical(corpus).string() << ";\n  }\n}\n";
+  Server nginx({"/usr/sbin/nginx", "-e", (dir / "error.log").string(), "-p", dir.string(), "-c",
+                (dir / "nginx.conf").string()});
+  ASSERT_TRUE(nginx.started());
+  const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/";
+  // Ready when it answers.
+  bool up = false;
+  for (int i = 0; i < 100 && !up; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(up) << ReadAll(dir / "error.log");
+  size_t files = 0;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(corpus)) {
+    if (!e.is_regular_file() || e.path().extension() != ".gguf") continue;
+    ++files;
+    const std::string rel = fs::relative(e.path(), corpus).string();
+    absl::StatusOr<std::unique_ptr<FileSource>> local_source = FileSource::Open(e.path().string());
+    ASSERT_TRUE(local_source.ok());
+    absl::StatusOr<ValidatedFile> local = ValidateSource(**local_source, DefaultPolicy());
+    for (bool hash : {false, true}) {
+      RemoteValidateOptions o;
+      o.stream_whole = hash;
+      RemoteValidation remote = ValidateRemote(base + rel, rel, DefaultPolicy(), o);
+      ASSERT_EQ(local.ok(), remote.file.ok()) << rel << ": " << remote.file.status();
+      if (!local.ok()) continue;
+      const Report& l = local->report();
+      const Report& r = remote.file->report();
+      EXPECT_EQ(l.valid(), r.valid()) << rel;
+      EXPECT_EQ(l.file_size, r.file_size) << rel;
+      ASSERT_EQ(l.findings.size(), r.findings.size()) << rel << "\n" << testing::Describe(r);
+      for (size_t i = 0; i < l.findings.size(); ++i) {
+        EXPECT_EQ(l.findings[i].rule, r.findings[i].rule) << rel;
+        EXPECT_EQ(l.findings[i].offset, r.findings[i].offset) << rel;
+        EXPECT_EQ(l.findings[i].message, r.findings[i].message) << rel;
+      }
+      if (hash) {
+        absl::StatusOr<std::string> digest = HashSource(**local_source);
+        ASSERT_TRUE(digest.ok());
+        EXPECT_EQ(r.sha256, *digest) << rel;
+      }
+      EXPECT_GT(remote.stats.requests, 0u);
+    }
+  }
+  EXPECT_GT(files, 0u);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ggufguard
