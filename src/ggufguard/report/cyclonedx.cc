@@ -110,11 +110,9 @@ class CycloneDxWriter final : public ReportWriter {
       ++types[type ? std::string(type->name) : absl::StrCat("type#", t.ggml_type)];
     }
     for (const auto& [name, count] : types) prop(absl::StrCat("gguf:tensor_type:", name), absl::StrCat(count));
-    if (r.header_parsed) {
-      uint64_t not_listed = 0;
-      for (const TemplateDigest& d : ChatTemplateDigests(h, r.max_list_entries, &not_listed)) {
-        prop(absl::StrCat("gguf:chat_template_sha256:", EscapeForDisplay(d.key, 256)), d.sha256);
-      }
+    // From the rules' one analysis under the policy (Report::templates).
+    for (const TemplateDigest& d : r.templates.listed) {
+      prop(absl::StrCat("gguf:chat_template_sha256:", EscapeForDisplay(d.key, 256)), d.sha256);
     }
     Json card = {{"bom-ref", ref + "-card"}};
     if (std::optional<std::string> arch = StringValue(h, "general.architecture")) {
