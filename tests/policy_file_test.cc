@@ -60,7 +60,7 @@ TEST(PolicyFileTest, BaseLimitsSeveritiesAndDisabledRules) {
 
 TEST(PolicyFileTest, EveryLimitCanBeSetByName) {
   const std::vector<std::string_view> names = LimitFieldNames();
-  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(names.size(), 21u);
   for (std::string_view name : names) {
     const uint64_t value = name == "min_alignment" ? 2 : name == "max_nesting_depth" ? 3 : 7;
     absl::StatusOr<Policy> p = ParsePolicyJson("{\"limits\": {\"" + std::string(name) + "\": " + std::to_string(value) + "}}", "p");

@@ -47,6 +47,9 @@ struct Limits {
   // rest are counted).
   uint64_t max_deep_bytes = UINT64_MAX;
   uint32_t max_deep_findings_per_tensor = 8;
+  // Shards of one split set (GG9106): llama.cpp's names allow 99999, its
+  // u16 split.count 65535; real sets have a few dozen.
+  uint32_t max_split_shards = 1024;
 };
 // policy_file.cc names every field of Limits; it static_asserts on
 // sizeof(Limits) so that a new field cannot be left out of policy files.

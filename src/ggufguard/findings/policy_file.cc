@@ -45,14 +45,15 @@ constexpr LimitField kLimitFields[] = {
     {"max_header_memory_bytes", &Limits::max_header_memory_bytes},
     {"max_deep_bytes", &Limits::max_deep_bytes},
     {"max_deep_findings_per_tensor", &Limits::max_deep_findings_per_tensor},
+    {"max_split_shards", &Limits::max_split_shards},
 };
-// A field added to Limits changes its size (16 u64 and 4 u32 fields; the
+// A field added to Limits changes its size (16 u64 and 5 u32 fields; the
 // u32 nesting depth is padded to 8, the two u32 list limits share 8 bytes,
-// the last u32 is padded to 8) or
+// the last two u32 share 8) or
 // fills padding: name it in kLimitFields and docs/policy.md, then update
 // these numbers.
 static_assert(sizeof(Limits) == 152, "Limits changed: name the new field in kLimitFields");
-static_assert(std::size(kLimitFields) == 20);
+static_assert(std::size(kLimitFields) == 21);
 
 // Error with the document and the field path, e.g. "p.json: limits.max_kv_count: ...".
 absl::Status Bad(std::string_view origin, std::string_view path, std::string_view what) {

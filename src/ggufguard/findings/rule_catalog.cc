@@ -125,6 +125,13 @@ constexpr RuleInfo kRules[] = {
     {RuleId::kNegativeNormEpsilon, "negative-norm-epsilon", E, E, "{arch}.attention.layer_norm_epsilon or layer_norm_rms_epsilon below 0 (every ggml backend asserts on the first token)"},
     {RuleId::kHyperparameterAssert, "hyperparameter-assert", E, E, "a hyperparameter value that an architecture's llama.cpp loader asserts against as it reads it (GGML_ASSERT: the process aborts)"},
     {RuleId::kTensorDataAlignmentOffload, "tensor-data-alignment-offload", W, E, "a tensor at a file offset that is not a multiple of 32 that starts llama.cpp's CPU buffer when only some layers are offloaded to a GPU (the mmap load asserts)"},
+    {RuleId::kSplitShardMissing, "split-shard-missing", W, W, "a shard of a split set is absent: the set cannot be verified (inconclusive)"},
+    {RuleId::kSplitCountMismatch, "split-count-mismatch", E, E, "a shard's split.count differs from the number of shards its set's names give (or it has no split.* keys)"},
+    {RuleId::kSplitNumberMismatch, "split-number-mismatch", E, E, "a shard's split.no is not its file name's number minus one (llama.cpp refuses the set)"},
+    {RuleId::kSplitDuplicateTensor, "split-duplicate-tensor", E, E, "a tensor name that appears in two shards of a split set (llama.cpp refuses the model)"},
+    {RuleId::kSplitTensorTotal, "split-tensor-total", E, E, "split.tensors.count differs from the number of tensors the shards of the set hold"},
+    {RuleId::kSplitMetadataOutsideFirst, "split-metadata-outside-first", W, E, "model metadata (general.architecture, {arch}.*, tokenizer.*) in a shard other than the first, where llama.cpp never reads it"},
+    {RuleId::kSplitShardLimit, "split-shard-limit", E, E, "a split set of more shards than the policy's max_split_shards"},
 };
 
 static_assert([] {

@@ -133,6 +133,14 @@ enum class RuleId : uint16_t {
   kNegativeNormEpsilon = 9058,
   kHyperparameterAssert = 9059,
   kTensorDataAlignmentOffload = 9060,
+  // 91xx: a split set judged as one model (split/split_set.h).
+  kSplitShardMissing = 9100,
+  kSplitCountMismatch = 9101,
+  kSplitNumberMismatch = 9102,
+  kSplitDuplicateTensor = 9103,
+  kSplitTensorTotal = 9104,
+  kSplitMetadataOutsideFirst = 9105,
+  kSplitShardLimit = 9106,
 };
 
 struct RuleInfo {

@@ -57,9 +57,13 @@ bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'
 // keys (the loader reads metadata from shard 1 alone), and tools/imatrix
 // writes general.type "imatrix" with no architecture: both are files
 // llama.cpp writes and reads without general.architecture.
-bool NeedsNoArchitecture(const KeyIndex& keys) {
+bool IsLaterSplitShard(const KeyIndex& keys) {
   const KeyValue* no = keys.Find("split.no");
-  if (no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u) return true;
+  return no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u;
+}
+
+bool NeedsNoArchitecture(const KeyIndex& keys) {
+  if (IsLaterSplitShard(keys)) return true;
   const KeyValue* type = keys.Find("general.type");
   return type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "imatrix";
 }
@@ -438,6 +442,9 @@ void CheckQuantizationVersion(RuleContext& ctx, const KeyIndex& keys) {
   const TensorInfo* quantized = FirstTensor(ctx.header, IsQuantized);
   if (quantized == nullptr) return;
   const KeyValue* kv = keys.Find("general.quantization_version");
+  // Shards 2..N of a split set hold no general.* keys: the set's is in
+  // shard 1, which split/split_set.cc checks for the whole set.
+  if (kv == nullptr && IsLaterSplitShard(keys)) return;
   if (kv == nullptr) {
     ctx.sink.Add(RuleId::kQuantizationVersion, quantized->type_offset(),
                  absl::StrCat("tensor '", EscapeForDisplay(quantized->name), "' is ", TensorTypeName(*quantized),
