@@ -27,6 +27,7 @@
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/split/split_set.h"
 #include "ggufguard/validate.h"
 #include "tests/tools/reproducer_policies.h"
 
@@ -78,12 +79,36 @@ Policy ReproducerPolicy(RuleId id) { return corpus::PolicyForReproducer(id).poli
 DeepOptions ReproducerDeep(RuleId id) { return DeepOptions{.enabled = corpus::PolicyForReproducer(id).deep}; }
 
 // Rules with no reproducer at all, with the reason; keep docs/fuzzing.md in
-// step. Empty: every rule can be triggered by a small file.
-// Rules about a file's server, not its bytes: no file reproduces them
-// (tests/remote_test.cc triggers them with a hub that lies).
+// step. The split-set rules judge several files together, so no one file
+// triggers them: tests/split_set_test.cc writes a set for each, and
+// corpus/split/ holds a valid set (checked below).
 const std::set<RuleId>& NoReproducer() {
-  static const std::set<RuleId> kServerRules{RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch};
-  return kServerRules;
+  static const std::set<RuleId> kSetRules = {
+      RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
+      RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
+      RuleId::kSplitShardLimit,
+      // About a file's server, not its bytes (tests/remote_test.cc triggers
+      // them with a hub that lies).
+      RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch};
+  return kSetRules;
+}
+
+TEST(CommittedCorpusTest, TheSplitSetIsValidAsASet) {
+  const fs::path first = CorpusDir() / "split" / "minimal-llama-00001-of-00003.gguf";
+  ASSERT_TRUE(fs::is_regular_file(first)) << first;
+  const Policy policy = DefaultPolicy();
+  int shards = 0;
+  const SetReport set = ValidateSplitSet(
+      *ParseShardName(first.string()), policy, LocalShardOpener(),
+      [&](ByteSource& source, const std::string&) { return ValidateSource(source, policy); },
+      [&](const std::string& location, const Report* report, const std::string& error) {
+        ++shards;
+        ASSERT_NE(report, nullptr) << location << ": " << error;
+        EXPECT_TRUE(report->valid()) << location << Describe(*report);
+      });
+  EXPECT_EQ(shards, 3);
+  EXPECT_EQ(set.verdict(), Report::Verdict::kValid);
+  EXPECT_TRUE(set.findings.empty());
 }
 
 TEST(CommittedCorpusTest, CorpusDirectoriesExist) {

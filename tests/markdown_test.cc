@@ -33,7 +33,7 @@ TEST(MarkdownTest, CountsThenFindingsGroupedByFileWithCraftedNamesInert) {
   EXPECT_EQ(RunCli({"scan", "--format", "markdown", "--jobs", "1", dir}, out, err), kExitInvalid) << err.str();
   const std::string md = out.str();
   EXPECT_EQ(md.find("## ggufguard: **findings to fix**\n\n| files |"), 0u) << md;
-  EXPECT_NE(md.find("| 2 | 1 | 1 | 0 | 7 | 1 | 0 | 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2 | 1 | 1 | 0 | 0 | 7 | 1 | 0 | 0 |"), std::string::npos) << md;
   // The crafted file's heading: its whole path inside one double-backtick span.
   EXPECT_NE(md.find("### `` " + dir + "/[x](https:evil.example)<img src=x>`.gguf ``: **invalid**\n"),
             std::string::npos) << md;

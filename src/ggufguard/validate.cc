@@ -180,11 +180,14 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       report.file_size = *file_size;
     }
     if (options.header_only) {
+      // What follows the tensor infos is never checked, even where the
+      // prefix happened to read it.
+      const uint64_t header_end = report.header_parsed ? report.header.infos_end : prefix.size();
       report.not_checked.push_back(
-          file_size ? absl::StrCat("bytes ", prefix.size(), " to ", *file_size,
+          file_size ? absl::StrCat("bytes ", header_end, " to ", *file_size,
                                    " (padding, tensor data and the content of any trailing bytes): --header-only "
-                                   "read only the header")
-                    : absl::StrCat("everything after byte ", prefix.size(),
+                                   "checks only the header")
+                    : absl::StrCat("everything after byte ", header_end,
                                    " (the file's size, tensor bounds, padding, tensor data, trailing bytes): "
                                    "--header-only without --file-size"));
     } else {

@@ -48,8 +48,10 @@
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/split/split_set.h"
 #include "ggufguard/validate.h"
 #include "tests/support/gguf_writer.h"
+#include "tests/support/split_writer.h"
 #include "tests/tools/reproducer_policies.h"
 
 namespace {
@@ -60,6 +62,8 @@ using ggufguard::RuleId;
 using ggufguard::testing::DataFill;
 using ggufguard::testing::GgufBuilder;
 using ggufguard::testing::GgufValue;
+using ggufguard::testing::SplitPart;
+using ggufguard::testing::SplitTensor;
 using ggufguard::testing::TensorOptions;
 using VT = ggufguard::testing::ValueType;
 
@@ -241,9 +245,10 @@ std::vector<int32_t> MinimalLlamaTokenTypes() {
   return types;
 }
 
-GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {},
-                         const std::vector<ExtraTensor>& extra = {}) {
-  constexpr uint32_t kEmbd = 32, kFf = 64, kVocab = kMinimalLlamaVocab;
+constexpr uint32_t kMinimalLlamaEmbd = 32, kMinimalLlamaFf = 64;
+
+KvOverrides MinimalLlamaKvs(const KvOverrides& overrides, uint32_t blocks) {
+  constexpr uint32_t kEmbd = kMinimalLlamaEmbd, kFf = kMinimalLlamaFf, kVocab = kMinimalLlamaVocab;
   const std::vector<std::string> tokens = MinimalLlamaTokens();
   const std::vector<int32_t> types = MinimalLlamaTokenTypes();
   std::vector<float> scores;
@@ -278,15 +283,21 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1,
       kvs.emplace_back(key, value);
     }
   }
-  GgufBuilder b;
-  for (const auto& [key, value] : kvs) b.AddKv(key, value);
+  return kvs;
+}
+
+// Its tensors in file order, each with its data.
+std::vector<SplitTensor> MinimalLlamaTensors(uint32_t blocks, const TensorRetypes& retyped,
+                                             const std::vector<ExtraTensor>& extra) {
+  constexpr uint32_t kEmbd = kMinimalLlamaEmbd, kFf = kMinimalLlamaFf, kVocab = kMinimalLlamaVocab;
+  std::vector<SplitTensor> tensors;
   uint32_t salt = 0;
   auto add = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type, std::vector<uint8_t> data) {
     if (auto it = retyped.find(name); it != retyped.end()) {
       type = it->second.first;
       data = it->second.second;
     }
-    b.AddTensor(name, dims, type, TensorOptions{.data = std::move(data)});
+    tensors.push_back(SplitTensor{name, std::move(dims), type, std::move(data)});
   };
   auto q8 = [&](const std::string& name, uint64_t ne0, uint64_t ne1) {
     add(name, {ne0, ne1}, 8, Q8_0Data(ne0 * ne1, ++salt));
@@ -308,7 +319,33 @@ GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1,
   }
   norm("output_norm.weight");
   q8("output.weight", kEmbd, kVocab);
+  return tensors;
+}
+
+GgufBuilder MinimalLlama(const KvOverrides& overrides = {}, uint32_t blocks = 1, const TensorRetypes& retyped = {},
+                         const std::vector<ExtraTensor>& extra = {}) {
+  GgufBuilder b;
+  for (const auto& [key, value] : MinimalLlamaKvs(overrides, blocks)) b.AddKv(key, value);
+  for (SplitTensor& t : MinimalLlamaTensors(blocks, retyped, extra)) {
+    b.AddTensor(t.name, t.dims, t.ggml_type, TensorOptions{.data = std::move(t.data)});
+  }
   return b;
+}
+
+// --- split sets -------------------------------------------------------------
+
+// The minimal llama as llama-gguf-split would split it in three (every KV
+// and token_embd in shard 1, the block in shard 2, the output in shard 3),
+// written to corpus/split/ as minimal-llama-0000k-of-00003.gguf: the README's
+// split-set example. Each shard is checked valid alone, and the set as one.
+std::vector<SplitPart> MinimalLlamaSplit() {
+  std::vector<SplitPart> parts(3);
+  parts[0].kvs = MinimalLlamaKvs({}, 1);
+  for (SplitTensor& t : MinimalLlamaTensors(1, {}, {})) {
+    const size_t part = t.name == "token_embd.weight" ? 0 : t.name.rfind("blk.", 0) == 0 ? 1 : 2;
+    parts[part].tensors.push_back(std::move(t));
+  }
+  return parts;
 }
 
 struct ValidFile {
@@ -675,9 +712,15 @@ std::vector<PolicyFile> PolicyFiles() {
 
 // Rules no file can trigger under any policy: listed here and in
 // docs/fuzzing.md with the reason. Empty today.
+// The set rules judge several files together (a split set), so no one file
+// can trigger them; tests/split_set_test.cc writes a set for each, and
+// corpus/split/ holds a valid set.
 const std::set<RuleId>& Untriggerable() {
-  static const std::set<RuleId> kNone;
-  return kNone;
+  static const std::set<RuleId> kSetRules = {
+      RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
+      RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
+      RuleId::kSplitShardLimit};
+  return kSetRules;
 }
 
 bool HasRule(const ggufguard::Report& report, RuleId id) {
@@ -1128,8 +1171,9 @@ int main(int argc, char** argv) {
   }
   const fs::path root = argv[1];
   const fs::path valid_dir = root / "valid", rules_dir = root / "rules", regressions_dir = root / "regressions";
-  const fs::path policies_dir = root / "policies";
+  const fs::path policies_dir = root / "policies", split_dir = root / "split";
   Clean(valid_dir, ".gguf");
+  Clean(split_dir, ".gguf");
   Clean(rules_dir, ".gguf");
   Clean(policies_dir, ".json");
   Clean(policies_dir, ".seed");
@@ -1155,6 +1199,32 @@ int main(int argc, char** argv) {
     WriteFile(valid_dir / f.name, f.bytes);
     total += f.bytes.size();
     ++files;
+  }
+
+  {
+    // The valid split set: each shard valid alone, the set valid as one.
+    const std::vector<ggufguard::testing::BuiltFile> shards = ggufguard::testing::BuildSplitParts(MinimalLlamaSplit());
+    std::map<std::string, const std::vector<uint8_t>*> by_name;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const std::string name = ggufguard::testing::SplitFileName("minimal-llama", static_cast<int>(i + 1),
+                                                                 static_cast<int>(shards.size()));
+      by_name[name] = &shards[i].bytes;
+      WriteFile(split_dir / name, shards[i].bytes);
+      total += shards[i].bytes.size();
+      ++files;
+    }
+    const ggufguard::SetReport set = ggufguard::ValidateSplitSet(
+        *ggufguard::ParseShardName(by_name.begin()->first), default_policy,
+        [&](const std::string& name) -> absl::StatusOr<std::unique_ptr<ggufguard::ByteSource>> {
+          auto it = by_name.find(name);
+          if (it == by_name.end()) return absl::NotFoundError(name);
+          return std::unique_ptr<ggufguard::ByteSource>(new ggufguard::MemorySource(*it->second));
+        },
+        [&](ggufguard::ByteSource& source, const std::string&) { return ggufguard::ValidateSource(source, default_policy); },
+        [&](const std::string& name, const ggufguard::Report* report, const std::string&) {
+          if (report == nullptr || !report->valid()) Fail("split/" + name + " is not valid alone");
+        });
+    if (set.verdict() != ggufguard::Report::Verdict::kValid) Fail("split/minimal-llama-*-of-00003.gguf is not a valid set");
   }
 
   const std::map<RuleId, Reproducer> reproducers = Reproducers();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
+#include "ggufguard/split/split_set.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/findings/policy.h"
@@ -28,7 +30,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
-    "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json]\n"
+    "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
     "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
@@ -37,7 +39,9 @@ constexpr char kUsage[] =
     "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
     "  HF_TOKEN; docs/remote.md)\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error,\n"
-    "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget)\n";
+    "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget,\n"
+    "            a missing shard)\n"
+    "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n";
 
 struct Options {
   std::string command;
@@ -51,6 +55,7 @@ struct Options {
   std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
   RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
+  bool no_set = false;  // --no-set: a shard's name does not bring in its split set
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
   std::string suppressions, baseline;  // report/triage.h
@@ -114,6 +119,8 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       o.fail_fast = true;
     } else if (a == "--header-only") {
       o.header_only = true;
+    } else if (a == "--no-set") {
+      o.no_set = true;
     } else if (a == "--deep") {
       o.deep.enabled = true;
     } else if (a == "--jobs" || a == "-j") {
@@ -199,16 +206,65 @@ struct Validated {
   const Report* report() const { return io_error.empty() && file ? &file->report() : nullptr; }
 };
 
+// A source read forward from its start, for --header-only on a path or a
+// shard: the stream reader stops at the end of the header, as it would on a
+// pipe.
+class SourceStream final : public ByteStream {
+ public:
+  explicit SourceStream(ByteSource& source) : source_(source) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
+    const uint64_t left = source_.size() - position_;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, out.size()));
+    if (n == 0) return 0;
+    absl::Status s = source_.ReadAt(position_, out.subspan(0, n));
+    if (!s.ok()) return s;
+    position_ += n;
+    return n;
+  }
+
+ private:
+  ByteSource& source_;
+  uint64_t position_ = 0;
+};
+
+// Validates an opened file (a path, or a shard of a split set) as the
+// options ask.
+absl::StatusOr<ValidatedFile> ValidateOpened(ByteSource& source, const std::string& label, const Policy& policy,
+                                             const Options& o) {
+  if (o.header_only) {
+    // Reads the file forward up to the end of its header, as a stream
+    // would; its size is known, so the rules that need only the size run.
+    StreamOptions stream_options;
+    stream_options.hash = false;
+    stream_options.header_only = true;
+    stream_options.file_size = o.file_size ? *o.file_size : source.size();
+    stream_options.max_bytes = o.max_bytes;
+    SourceStream in(source);
+    return ValidateStream(in, policy, stream_options, o.deep);
+  }
+  if (source.size() > o.max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(label, " holds ", source.size(), " bytes, more than --max-bytes ", o.max_bytes));
+  }
+  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy, {}, o.deep);
+  if (file.ok() && o.hash.value_or(false)) {
+    absl::StatusOr<std::string> digest = HashSource(source);
+    if (!digest.ok()) return digest.status();
+    file->set_sha256(*std::move(digest));
+  }
+  return file;
+}
+
 std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& policy, const Options& o) {
   auto v = std::make_unique<Validated>();
-  StreamOptions stream_options;
-  stream_options.hash = o.hash.value_or(true);
-  stream_options.fail_fast = o.fail_fast;
-  stream_options.header_only = o.header_only;
-  stream_options.file_size = o.file_size;
-  stream_options.max_bytes = o.max_bytes;
   absl::StatusOr<ValidatedFile> file = absl::UnknownError("not validated");
   if (path == "-") {
+    StreamOptions stream_options;
+    stream_options.hash = o.hash.value_or(true);
+    stream_options.fail_fast = o.fail_fast;
+    stream_options.header_only = o.header_only;
+    stream_options.file_size = o.file_size;
+    stream_options.max_bytes = o.max_bytes;
     FdStream in(STDIN_FILENO, "standard input");
     file = ValidateStream(in, policy, stream_options, o.deep);
   } else if (IsRemoteArgument(path)) {
@@ -222,26 +278,7 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
       v->io_error = std::string(source.status().message());
       return v;
     }
-    if (o.header_only) {
-      // Reads the file forward up to the end of its header, as a stream
-      // would; its size is known, so the rules that need only the size run.
-      if (!stream_options.file_size) stream_options.file_size = (*source)->size();
-      FdStream in((*source)->fd(), path);
-      file = ValidateStream(in, policy, stream_options, o.deep);
-    } else if ((*source)->size() > o.max_bytes) {
-      v->io_error = absl::StrCat(path, " holds ", (*source)->size(), " bytes, more than --max-bytes ", o.max_bytes);
-      return v;
-    } else {
-      file = ValidateSource(**source, policy, {}, o.deep);
-      if (file.ok() && o.hash.value_or(false)) {
-        absl::StatusOr<std::string> digest = HashSource(**source);
-        if (!digest.ok()) {
-          v->io_error = std::string(digest.status().message());
-          return v;
-        }
-        file->set_sha256(*std::move(digest));
-      }
-    }
+    file = ValidateOpened(**source, path, policy, o);
   }
   if (!file.ok()) {
     v->io_error = std::string(file.status().message());
@@ -312,11 +349,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     writer = MakeTextWriter(out);
   }
   int code = kExitValid;
-  for (const std::string& path : o->files) {
-    std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
-    if (v->report() != nullptr) triage->Apply(*policy, path, &v->file->mutable_report());
-    const FileOutcome outcome{path, v->report(), v->io_error, v->transfer};
-    code = CombineExitCodes(code, ExitCodeOf(v->report()));
+  auto emit = [&](const FileOutcome& outcome) {
+    code = CombineExitCodes(code, ExitCodeOf(outcome.report));
     if (o->command == "inspect") {
       // inspect also prints the findings, so a reader sees why a header is odd.
       if (outcome.report == nullptr) {
@@ -326,6 +360,28 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       }
     }
     writer->Add(outcome);
+  };
+  std::set<std::string> sets_done;  // a set named by several of its shards is judged once
+  for (const std::string& path : o->files) {
+    const std::optional<ShardName> shard =
+        o->no_set || o->command != "validate" || path == "-" ? std::nullopt : ParseShardName(path);
+    if (shard) {
+      if (!sets_done.insert(shard->SetKey()).second) continue;
+      const SetReport set = ValidateSplitSet(
+          *shard, *policy, RemoteAwareShardOpener(o->remote, LocalShardOpener()),
+          [&](ByteSource& source, const std::string& location) {
+            return ValidateOpened(source, location, *policy, *o);
+          },
+          [&](const std::string& location, const Report* report, const std::string& error) {
+            emit(FileOutcome{location, report, error});
+          });
+      code = CombineExitCodes(code, ExitCodeForVerdict(set.verdict()));
+      writer->AddSet(set);
+      continue;
+    }
+    std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
+    if (v->report() != nullptr) triage->Apply(*policy, path, &v->file->mutable_report());
+    emit(FileOutcome{path, v->report(), v->io_error, v->transfer});
   }
   writer->Finish();
   return code;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ggufguard/findings/policy.h"
+#include "ggufguard/validate.h"
 
 namespace ggufguard {
 
@@ -26,9 +27,10 @@ enum ExitCode : int {
 // larger number: an inconclusive file must not hide an invalid one.
 int CombineExitCodes(int a, int b);
 
-// One input's exit code: kExitIo without a report, else its verdict's
-// (kExitValid, kExitInvalid or kExitInconclusive).
-int ExitCodeOf(const struct Report* report);
+// A verdict's exit code: kExitValid, kExitInvalid or kExitInconclusive.
+int ExitCodeForVerdict(Report::Verdict verdict);
+// One input's exit code: kExitIo without a report, else its verdict's.
+int ExitCodeOf(const Report* report);
 
 // args excludes the program name. Reads standard input for "-".
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

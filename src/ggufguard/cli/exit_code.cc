@@ -22,9 +22,10 @@ int Rank(int code) {
 
 int CombineExitCodes(int a, int b) { return Rank(a) >= Rank(b) ? a : b; }
 
-int ExitCodeOf(const Report* report) {
-  if (report == nullptr) return kExitIo;
-  switch (report->verdict()) {
+int ExitCodeOf(const Report* report) { return report == nullptr ? kExitIo : ExitCodeForVerdict(report->verdict()); }
+
+int ExitCodeForVerdict(Report::Verdict verdict) {
+  switch (verdict) {
     case Report::Verdict::kValid: return kExitValid;
     case Report::Verdict::kInvalid: return kExitInvalid;
     case Report::Verdict::kInconclusive: return kExitInconclusive;

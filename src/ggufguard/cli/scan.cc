@@ -11,6 +11,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <functional>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -32,6 +34,7 @@
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
+#include "ggufguard/split/split_set.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
 
@@ -48,7 +51,8 @@ constexpr char kScanUsage[] =
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
-    "each file's tensor data too (one thread per file: the files are the parallelism).\n"
+    "each file's tensor data too (one thread per file: the files are the parallelism). Shards named\n"
+    "PREFIX-NNNNN-of-NNNNN.gguf are judged together as their split set (one more line per set).\n"
     "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error, 5 any inconclusive (and none worse)\n";
 
 struct ScanOptions {
@@ -196,6 +200,7 @@ class EntryQueue {
 
 struct Totals {
   uint64_t files = 0, valid = 0, invalid = 0, inconclusive = 0, io_errors = 0, skipped = 0, bytes = 0;
+  uint64_t sets_valid = 0, sets_invalid = 0, sets_inconclusive = 0;  // split sets judged as models
 };
 
 std::string HumanBytes(double b) {
@@ -254,6 +259,22 @@ class Output {
     DrawBar(false);
   }
 
+  // A split set's verdict, after its shards' Result()s.
+  void SetResult(const SetReport& set) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Report::Verdict verdict = set.verdict();
+    (verdict == Report::Verdict::kValid     ? t_.sets_valid
+     : verdict == Report::Verdict::kInvalid ? t_.sets_invalid
+                                            : t_.sets_inconclusive)++;
+    ClearBar();
+    if (writer_) {
+      writer_->AddSet(set);
+    } else {
+      out_ << RenderSetJsonLine(set) << std::flush;
+    }
+    DrawBar(false);
+  }
+
   void Skipped(const WalkEntry& e) {
     std::lock_guard<std::mutex> lock(mu_);
     ++t_.skipped;
@@ -284,6 +305,8 @@ class Output {
       out_ << Json{{"type", "summary"},        {"files", t_.files},   {"valid", t_.valid},
                    {"invalid", t_.invalid},    {"inconclusive", t_.inconclusive},
                    {"io_errors", t_.io_errors}, {"skipped", t_.skipped},
+                   {"sets", {{"valid", t_.sets_valid}, {"invalid", t_.sets_invalid},
+                             {"inconclusive", t_.sets_inconclusive}}},
                    {"bytes", t_.bytes},        {"seconds", seconds},  {"exit_code", code}}
                   .dump()
            << "\n";
@@ -293,8 +316,12 @@ class Output {
                         t_.files, t_.valid, t_.invalid, t_.inconclusive, t_.io_errors, t_.skipped,
                         HumanBytes(static_cast<double>(t_.bytes)),
                         seconds);
-    if (o_.format == "text") out_ << summary << "\n";
-    if (o_.format != "text" && o_.format != "jsonl") err_ << summary << "\n";
+    const uint64_t sets = t_.sets_valid + t_.sets_invalid + t_.sets_inconclusive;
+    const std::string set_summary =
+        sets == 0 ? "" : absl::StrFormat("; %d split sets (%d valid, %d invalid, %d inconclusive)", sets,
+                                         t_.sets_valid, t_.sets_invalid, t_.sets_inconclusive);
+    if (o_.format == "text") out_ << summary << set_summary << "\n";
+    if (o_.format != "text" && o_.format != "jsonl") err_ << summary << set_summary << "\n";
     out_ << std::flush;
     return t_;
   }
@@ -365,6 +392,17 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
   return !reader.error();
 }
 
+// One file's validation as scan does it: one thread, a hash when asked.
+absl::StatusOr<ValidatedFile> ValidateForScan(ByteSource& source, const Policy& policy, bool hash, bool deep) {
+  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy, {}, DeepOptions{.enabled = deep, .jobs = 1});
+  if (file.ok() && hash) {
+    absl::StatusOr<std::string> digest = HashSource(source);
+    if (!digest.ok()) return digest.status();
+    file->set_sha256(*std::move(digest));
+  }
+  return file;
+}
+
 FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash, bool deep,
                          std::optional<ValidatedFile>* keep, std::string* io_error) {
   const std::string& path = entry.path;
@@ -383,15 +421,7 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash
   absl::StatusOr<std::unique_ptr<FileSource>> source =
       FileSource::Open(path, entry.through_link ? FinalLink::kFollow : FinalLink::kRefuse);
   if (source.ok()) {
-    absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy, {}, DeepOptions{.enabled = deep, .jobs = 1});
-    if (file.ok() && hash) {
-      absl::StatusOr<std::string> digest = HashSource(**source);
-      if (digest.ok()) {
-        file->set_sha256(*std::move(digest));
-      } else {
-        file = digest.status();
-      }
-    }
+    absl::StatusOr<ValidatedFile> file = ValidateForScan(**source, policy, hash, deep);
     if (file.ok()) {
       keep->emplace(std::move(*file));
       return FileOutcome{path, &(*keep)->report(), ""};
@@ -401,6 +431,35 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash
     *io_error = std::string(source.status().message());
   }
   return FileOutcome{path, nullptr, *io_error};
+}
+
+// Each split set on one of `jobs` threads, its shards one after another;
+// a shard's name found in a directory or a list is opened as the walk would
+// open it: refusing a link unless --follow-symlinks.
+void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& policy, const ScanOptions& o, unsigned jobs,
+               Output& output, const std::function<void(int)>& raise) {
+  std::vector<const ShardName*> todo;
+  for (const auto& [key, name] : sets) todo.push_back(&name);
+  std::atomic<size_t> next{0};
+  const ShardOpener open =
+      RemoteAwareShardOpener(RemoteFlags{}, LocalShardOpener(o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse));
+  auto work = [&] {
+    for (size_t i = next++; i < todo.size(); i = next++) {
+      const SetReport set = ValidateSplitSet(
+          *todo[i], policy, open,
+          [&](ByteSource& source, const std::string&) { return ValidateForScan(source, policy, o.hash, o.deep); },
+          [&](const std::string& location, const Report* report, const std::string& error) {
+            raise(ExitCodeOf(report));
+            output.Result(FileOutcome{location, report, error}, report ? report->file_size : 0);
+          });
+      raise(ExitCodeForVerdict(set.verdict()));
+      output.SetResult(set);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < std::min<size_t>(jobs, todo.size()); ++j) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
 }
 
 WalkOptions RootOptions(WalkOptions walk, bool listed) {
@@ -500,11 +559,20 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     });
   }
   uint64_t found = 0, found_bytes = 0;
+  // Shards of split sets are not queued one by one: each set is judged
+  // whole once the walk is done, its shards opened by their names (so a
+  // listing that names one shard brings in the set). The map holds one
+  // entry per set found, not per shard.
+  std::map<std::string, ShardName> sets;
   auto feed = [&](WalkEntry e) {
     if (e.kind == WalkEntry::Kind::kFile) {
       ++found;
       found_bytes += e.size;
       if (!count_ahead) output.Discovered(found, found_bytes, false);
+      if (std::optional<ShardName> shard = ParseShardName(e.path)) {
+        sets.try_emplace(shard->SetKey(), *std::move(shard));
+        return;
+      }
     }
     queue.Push(std::move(e));
   };
@@ -516,6 +584,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
               feed);
   queue.Close();
   for (std::thread& w : workers) w.join();
+  JudgeSets(sets, *policy, *o, jobs, output, raise);
   if (counter.joinable()) counter.join();
   const int final_code = code.load();
   const Totals totals = output.Finish(final_code);

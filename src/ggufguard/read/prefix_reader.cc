@@ -87,7 +87,17 @@ absl::Status PrefixReader::Ensure(uint64_t want) {
   // A stream is never buffered past its budget (--max-bytes): a header
   // that needs more cannot be judged (an I/O error); one that fits is,
   // and the data's reader finds out whether the stream goes on.
-  if (want > length() && length() >= max_bytes_ && !size_.has_value()) return TooLong(max_bytes_);
+  if (want > length() && length() >= max_bytes_ && !size_.has_value()) {
+    // The budget is spent and the parser wants more. A stream that ends
+    // here is the whole file (its parse then finds it truncated); one that
+    // goes on holds a header the budget cannot judge.
+    uint8_t probe;
+    absl::StatusOr<size_t> got = stream_->Read(absl::MakeSpan(&probe, 1));
+    if (!got.ok()) return got.status();
+    if (*got != 0) return TooLong(max_bytes_);
+    size_ = length();
+    return absl::OkStatus();
+  }
   want = std::min(want, max_bytes_);
   while (length() < want && !size_.has_value()) {
     if (length() == buffer_.size()) Grow(std::min(want, std::max(SatMul(length(), 2), kFirstStreamBuffer)));

@@ -264,6 +264,10 @@ struct HttpSource::Session {
     if (IsRedirect(r.status)) {
       return absl::DataLossError(absl::StrCat(Name(), ": redirected (", r.status, ") on a later request for ", asked));
     }
+    if (r.status == 404 || r.status == 410) {
+      // Absent, not unreachable: a split set's missing shard (GG9100).
+      return absl::NotFoundError(absl::StrCat(Name(), ": HTTP ", r.status, " for ", asked));
+    }
     if (r.status != 206) {
       return absl::UnavailableError(absl::StrCat(Name(), ": HTTP ", r.status, " for ", asked));
     }

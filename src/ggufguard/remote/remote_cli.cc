@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/remote/http_source.h"
 #include "ggufguard/remote/location.h"
 
 namespace ggufguard {
@@ -71,6 +72,18 @@ RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& po
   options.fail_fast = fail_fast;
   options.deep = deep;
   return ValidateRemote(location->value, arg, policy, options);
+}
+
+ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, ShardOpener local) {
+  return [remote = flags.remote, local = std::move(local)](
+             const std::string& location) -> absl::StatusOr<std::unique_ptr<ByteSource>> {
+    if (!IsRemoteArgument(location)) return local(location);
+    absl::StatusOr<Location> resolved = ResolveLocation(location);
+    if (!resolved.ok()) return resolved.status();
+    absl::StatusOr<std::unique_ptr<HttpSource>> source = HttpSource::Open(resolved->value, location, remote);
+    if (!source.ok()) return source.status();
+    return std::unique_ptr<ByteSource>(std::move(*source));
+  };
 }
 
 }  // namespace ggufguard

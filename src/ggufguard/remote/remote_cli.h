@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ggufguard/remote/remote_validate.h"
+#include "ggufguard/split/split_set.h"
 
 namespace ggufguard {
 
@@ -34,6 +35,11 @@ bool LoadRemoteToken(RemoteFlags* flags, std::ostream& err);
 // refused is an error like one that cannot be fetched.
 RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& policy, const RemoteFlags& flags,
                                         bool hash, bool header_only, bool fail_fast, const DeepOptions& deep);
+
+// Opens a split set's shards where they live: a remote location
+// (IsRemoteArgument) through HttpSource with `flags` (a 404 is NotFound, so
+// the set reports the shard missing), any other through `local`.
+ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, ShardOpener local);
 
 }  // namespace ggufguard
 

@@ -138,6 +138,24 @@ class CycloneDxWriter final : public ReportWriter {
     for (const WaivedFinding& w : r.waived) vuln(w.finding, &w);
   }
 
+  // A split set's own findings (its shards came through Add()), each
+  // naming the shard it is about; the set's verdict as a property of the BOM.
+  void AddSet(const SetReport& set) override {
+    for (const SetFinding& f : set.findings) {
+      const RuleInfo* info = FindRule(f.finding.rule);
+      vulnerabilities_.push_back(
+          {{"bom-ref", absl::StrCat("set-finding-", vulnerabilities_.size() + 1)},
+           {"id", RuleCode(f.finding.rule)},
+           {"source", {{"name", "ggufguard"}}},
+           {"ratings", Json::array({{{"severity", CdxSeverity(f.finding.severity)}, {"method", "other"}}})},
+           {"description", absl::StrCat(info ? Sv(info->name) : Sv("unknown"), ": ", f.finding.message)},
+           {"properties", Json::array({{{"name", "ggufguard:location"}, {"value", EscapeForDisplay(f.location, 4096)}},
+                                       {{"name", "ggufguard:offset"}, {"value", absl::StrCat(f.finding.offset)}}})}});
+    }
+    set_properties_.push_back({{"name", absl::StrCat("ggufguard:split_set:", EscapeForDisplay(set.label, 4096))},
+                               {"value", VerdictName(set.verdict())}});
+  }
+
   void Finish() override {
     Json bom = {{"bomFormat", "CycloneDX"},
                 {"specVersion", "1.6"},
@@ -145,7 +163,8 @@ class CycloneDxWriter final : public ReportWriter {
                 {"metadata",
                  {{"tools",
                    {{"components",
-                     Json::array({{{"type", "application"}, {"name", "ggufguard"}, {"version", kToolVersion}}})}}}}},
+                     Json::array({{{"type", "application"}, {"name", "ggufguard"}, {"version", kToolVersion}}})}}},
+                  {"properties", std::move(set_properties_)}}},
                 {"components", std::move(components_)},
                 {"vulnerabilities", std::move(vulnerabilities_)}};
     out_ << bom.dump(2, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
@@ -156,6 +175,7 @@ class CycloneDxWriter final : public ReportWriter {
   uint64_t models_ = 0;
   Json components_ = Json::array();
   Json vulnerabilities_ = Json::array();
+  Json set_properties_ = Json::array();
 };
 
 }  // namespace

@@ -67,9 +67,32 @@ class MarkdownWriter final : public ReportWriter {
     sections_.push_back(std::move(section));
   }
 
+  // A split set: its verdict, the set rules' findings and what it could
+  // not check; its shards came through Add().
+  void AddSet(const SetReport& set) override {
+    const Report::Verdict verdict = set.verdict();
+    if (verdict == Report::Verdict::kInvalid) ++invalid_sets_;
+    if (verdict == Report::Verdict::kInconclusive) ++inconclusive_sets_;
+    std::string section = absl::StrCat("### split set ", MarkdownCode(set.label), ": ",
+                                       verdict == Report::Verdict::kValid     ? "valid"
+                                       : verdict == Report::Verdict::kInvalid ? "**invalid**"
+                                                                              : "**inconclusive**",
+                                       "\n\n");
+    size_t listed = 0;
+    for (const SetFinding& f : set.findings) {
+      Count(f.finding.severity);
+      if (++listed <= kMarkdownFindingsPerFile) {
+        absl::StrAppend(&section, "- ", MarkdownCode(f.location), ": ", Line(f.finding), "\n");
+      }
+    }
+    for (const std::string& item : set.not_checked) absl::StrAppend(&section, "- not checked: ", MarkdownCode(item), "\n");
+    sections_.push_back(std::move(section));
+  }
+
   void Finish() override {
     out_ << "## ggufguard: "
-         << (invalid_ + io_errors_ > 0 ? "**findings to fix**" : inconclusive_ > 0 ? "**could not verify every file**"
+         << (invalid_ + io_errors_ + invalid_sets_ > 0       ? "**findings to fix**"
+             : inconclusive_ + inconclusive_sets_ > 0 ? "**could not verify every file**"
                                                                                    : "all files valid")
          << "\n\n"
          << "| files | valid | invalid | inconclusive | I/O errors | errors | warnings | notes | waived |\n"
@@ -91,6 +114,7 @@ class MarkdownWriter final : public ReportWriter {
 
   std::ostream& out_;
   std::vector<std::string> sections_;
+  uint64_t invalid_sets_ = 0, inconclusive_sets_ = 0;
   uint64_t files_ = 0, valid_ = 0, invalid_ = 0, inconclusive_ = 0, io_errors_ = 0, errors_ = 0, warnings_ = 0, infos_ = 0, waived_ = 0;
 };
 

@@ -1,4 +1,5 @@
 #include "ggufguard/report/render.h"
+#include "ggufguard/report/render_set.h"
 
 #include <cmath>
 #include <sstream>
@@ -283,6 +284,7 @@ class TextWriter final : public ReportWriter {
  public:
   explicit TextWriter(std::ostream& out) : out_(out) {}
   void Add(const FileOutcome& o) override { out_ << RenderTextFile(o) << std::flush; }
+  void AddSet(const SetReport& set) override { out_ << RenderSetText(set) << std::flush; }
   void Finish() override {}
 
  private:
@@ -311,11 +313,23 @@ class JsonWriter final : public ReportWriter {
     out_ << (first_ ? "\n    " : ",\n    ") << entry << std::flush;
     first_ = false;
   }
-  void Finish() override { out_ << (first_ ? "]\n}\n" : "\n  ]\n}\n") << std::flush; }
+  // A set's entry is written at the end, in "sets" (its shards are in
+  // "files"): a few hundred bytes per set, not per shard.
+  void AddSet(const SetReport& set) override { sets_.push_back(SetJson(set)); }
+  void Finish() override {
+    out_ << (first_ ? "]" : "\n  ]");
+    if (!sets_.empty()) {
+      std::string sets = Dump(sets_, 2);
+      absl::StrReplaceAll({{"\n", "\n  "}}, &sets);
+      out_ << ",\n  \"sets\": " << sets;
+    }
+    out_ << "\n}\n" << std::flush;
+  }
 
  private:
   std::ostream& out_;
   bool first_ = true;
+  Json sets_ = Json::array();
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "ggufguard/base/version.h"
 #include "ggufguard/remote/transfer_stats.h"
+#include "ggufguard/split/split_set.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
@@ -52,11 +53,21 @@ class ReportWriter {
  public:
   virtual ~ReportWriter() = default;
   virtual void Add(const FileOutcome& outcome) = 0;
+  // A split set's verdict and set findings, after its shards were Add()ed.
+  virtual void AddSet(const SetReport& set) = 0;
   virtual void Finish() = 0;  // after the last input
 };
 std::unique_ptr<ReportWriter> MakeTextWriter(std::ostream& out);
 // RenderJson's document, written as it goes.
 std::unique_ptr<ReportWriter> MakeJsonWriter(std::ostream& out, std::string_view policy_name);
+// A split set in text: each set finding as `SHARD:OFFSET: severity GGnnnn
+// name: message`, then the set's verdict line, `PREFIX-*-of-NNNNN.gguf:
+// verdict (...)`, with what was not checked.
+std::string RenderSetText(const SetReport& set);
+// One line of `scan` JSON (docs/scan.schema.json): the set's entry of the
+// JSON report's "sets" with "type": "set".
+std::string RenderSetJsonLine(const SetReport& set);
+
 // A gguf-dump-like listing of the header, safe to print on a terminal.
 std::string RenderInspect(std::string_view label, const Report& report);
 

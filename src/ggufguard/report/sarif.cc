@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/report/render_set.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -140,6 +141,37 @@ class SarifWriter final : public ReportWriter {
     out_ << std::flush;
   }
 
+  // The set rules' findings are results in the shard they concern; the
+  // set's verdict is in the run's properties ("sets"), and an inconclusive
+  // set is a warning notification, as an inconclusive file is.
+  void AddSet(const SetReport& set) override {
+    for (const SetFinding& f : set.findings) {
+      Json result = {
+          {"ruleId", RuleCode(f.finding.rule)},
+          {"ruleIndex", RuleIndex(f.finding.rule)},
+          {"level", SarifLevel(f.finding.severity)},
+          {"message", {{"text", f.finding.message}}},
+          {"locations",
+           Json::array({Json{{"physicalLocation",
+                              {{"artifactLocation", {{"uri", PathToUri(f.location)}}},
+                               {"region", {{"byteOffset", f.finding.offset}, {"byteLength", 1}}}}}}})}};
+      out_ << (first_result_ ? "\n" : ",\n") << Dump(result);
+      first_result_ = false;
+    }
+    Json entry = SetJson(set);
+    if (set.verdict() == Report::Verdict::kInconclusive) {
+      std::vector<std::string> items;
+      for (const Json& item : entry["not_checked"]) items.push_back(item.get<std::string>());
+      notifications_.push_back(
+          {{"level", "warning"},
+           {"descriptor", {{"id", "inconclusive"}}},
+           {"message", {{"text", absl::StrCat("inconclusive split set ", entry["set"].get<std::string>(),
+                                              ": not checked: ", absl::StrJoin(items, "; "))}}}});
+    }
+    sets_.push_back(std::move(entry));
+    out_ << std::flush;
+  }
+
   void Finish() override {
     // executionSuccessful: every input was read (I/O errors are error
     // notifications; an inconclusive file's is a warning and does not count).
@@ -149,7 +181,7 @@ class SarifWriter final : public ReportWriter {
     if (!notifications_.empty()) invocation["toolExecutionNotifications"] = std::move(notifications_);
     out_ << "],\n\"invocations\":" << Dump(Json::array({std::move(invocation)})) << ",\n\"artifacts\":"
          << Dump(artifacts_) << ",\n\"properties\":"
-         << Dump({{"policy", policy_name_}, {"suppressed", std::move(suppressed_)}}) << "}]}\n"
+         << Dump(RunProperties()) << "}]}\n"
          << std::flush;
   }
 
@@ -160,6 +192,13 @@ class SarifWriter final : public ReportWriter {
   Json artifacts_ = Json::array();
   Json notifications_ = Json::array();
   Json suppressed_ = Json::array();
+  Json sets_ = Json::array();
+
+  Json RunProperties() {
+    Json p = {{"policy", policy_name_}, {"suppressed", std::move(suppressed_)}};
+    if (!sets_.empty()) p["sets"] = std::move(sets_);
+    return p;
+  }
 };
 
 }  // namespace
