@@ -28,6 +28,7 @@
 #include "ggufguard/remote/remote_validate.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
 
@@ -339,7 +340,7 @@ TEST_F(HostileServerTest, HubRedirectKeepsTheTokenHomeAndChecksLinkedFacts) {
 // --- nginx: every real file has the same verdict by URL as by path --------
 
 class NginxTest : public ::testing::Test {
- protected:
+ public:
   static int FreePort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
@@ -356,13 +357,16 @@ class NginxTest : public ::testing::Test {
   }
 };
 
-TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
-  const fs::path corpus = testing::SharedDir() / "corpus-real";
-  if (!fs::is_directory(corpus)) GTEST_SKIP() << "real-file corpus not found at " << corpus;
-  ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
-  const fs::path dir = TempDir("ggufguard-nginx");
-  const int port = FreePort();
-  ASSERT_GT(port, 0);
+// nginx on a free loopback port serving `root`, its files under `dir`;
+// stopped when the returned server is destroyed. Null, with the reason in
+// *why, when it did not come up.
+std::unique_ptr<Server> StartNginx(const fs::path& root, const fs::path& dir, int* port_out, std::string* why) {
+  const int port = NginxTest::FreePort();
+  *port_out = port;
+  if (port <= 0) {
+    *why = "no free port";
+    return nullptr;
+  }
   std::ofstream(dir / "nginx.conf") << "daemon off;\nworker_processes 1;\npid " << (dir / "nginx.pid").string()
                                    << ";\nerror_log " << (dir / "error.log").string() << ";\n"
                                    << "events { worker_connections 64; }\nhttp {\n  access_log off;\n"
@@ -372,24 +376,87 @@ TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
                                    << "  uwsgi_temp_path " << dir.string() << ";\n"
                                    << "  scgi_temp_path " << dir.string() << ";\n"
                                    << "  server {\n    listen 127.0.0.1:" << port << ";\n    root "
-                                   << fs::canonical(corpus).string() << ";\n  }\n}\n";
-  Server nginx({"/usr/sbin/nginx", "-e", (dir / "error.log").string(), "-p", dir.string(), "-c",
-                (dir / "nginx.conf").string()});
-  ASSERT_TRUE(nginx.started());
-  const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/";
+                                   << fs::canonical(root).string() << ";\n  }\n}\n";
+  auto nginx = std::make_unique<Server>(std::vector<std::string>{"/usr/sbin/nginx", "-e", (dir / "error.log").string(),
+                                                                 "-p", dir.string(), "-c", (dir / "nginx.conf").string()});
+  if (!nginx->started()) {
+    *why = "nginx did not start";
+    return nullptr;
+  }
   // Ready when it answers.
-  bool up = false;
-  for (int i = 0; i < 100 && !up; ++i) {
+  for (int i = 0; i < 100; ++i) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
     ::close(fd);
-    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (up) return nginx;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_TRUE(up) << ReadAll(dir / "error.log");
+  *why = ReadAll(dir / "error.log");
+  return nullptr;
+}
+
+// Issue 28's end to end: a split model on a hub (HF_ENDPOINT at nginx on
+// loopback, the project's own corpus/split set laid out as the hub's
+// /resolve/ paths), named by its first shard, is judged as one model; a
+// shard the hub lacks (404) makes the set inconclusive, never valid.
+TEST_F(NginxTest, HfSplitSetIsJudgedAsOneModel) {
+  ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
+  const fs::path dir = TempDir("ggufguard-nginx-split");
+  const fs::path repo = dir / "www" / "org" / "repo" / "resolve" / "main";
+  fs::create_directories(repo);
+  const fs::path split = fs::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "split";
+  for (int k = 1; k <= 3; ++k) {
+    const std::string name = "minimal-llama-0000" + std::to_string(k) + "-of-00003.gguf";
+    fs::copy_file(split / name, repo / name);
+  }
+  int port = 0;
+  std::string why;
+  std::unique_ptr<Server> nginx = StartNginx(dir / "www", dir, &port, &why);
+  ASSERT_NE(nginx, nullptr) << why;
+  ::setenv("HF_ENDPOINT", ("http://127.0.0.1:" + std::to_string(port)).c_str(), 1);
+  auto run = [](std::ostringstream& out) {
+    std::ostringstream err;
+    return RunCli({"validate", "--format", "json", "hf://org/repo/minimal-llama-00001-of-00003.gguf"}, out, err);
+  };
+  std::ostringstream whole;
+  const int whole_code = run(whole);
+  fs::remove(repo / "minimal-llama-00003-of-00003.gguf");
+  std::ostringstream missing;
+  const int missing_code = run(missing);
+  ::unsetenv("HF_ENDPOINT");
+
+  EXPECT_EQ(whole_code, kExitValid) << whole.str();
+  const nlohmann::json w = nlohmann::json::parse(whole.str());
+  ASSERT_EQ(w["sets"].size(), 1u) << whole.str();
+  EXPECT_EQ(w["sets"][0]["verdict"], "valid");
+  ASSERT_EQ(w["sets"][0]["shards"].size(), 3u);
+  for (const auto& shard : w["sets"][0]["shards"]) EXPECT_EQ(shard["verdict"], "valid") << shard;
+  EXPECT_EQ(w["files"].size(), 3u);
+
+  EXPECT_EQ(missing_code, kExitInconclusive) << missing.str();
+  const nlohmann::json m = nlohmann::json::parse(missing.str());
+  ASSERT_EQ(m["sets"].size(), 1u) << missing.str();
+  EXPECT_EQ(m["sets"][0]["verdict"], "inconclusive");
+  EXPECT_FALSE(m["sets"][0]["not_checked"].empty());
+  bool gg9100 = false;
+  for (const auto& f : m["sets"][0]["findings"]) gg9100 |= f["rule"] == "GG9100";
+  EXPECT_TRUE(gg9100) << missing.str();
+}
+
+TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
+  GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
+  const fs::path corpus = testing::RealCorpusDir();
+  ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
+  const fs::path dir = TempDir("ggufguard-nginx");
+  int port = 0;
+  std::string why;
+  std::unique_ptr<Server> nginx = StartNginx(corpus, dir, &port, &why);
+  ASSERT_NE(nginx, nullptr) << why;
+  const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/";
   size_t files = 0;
   for (const fs::directory_entry& e : fs::recursive_directory_iterator(corpus)) {
     if (!e.is_regular_file() || e.path().extension() != ".gguf") continue;
