@@ -711,15 +711,16 @@ std::vector<PolicyFile> PolicyFiles() {
 }
 
 // Rules no file can trigger under any policy: listed here and in
-// docs/fuzzing.md with the reason. Empty today.
-// The set rules judge several files together (a split set), so no one file
-// can trigger them; tests/split_set_test.cc writes a set for each, and
-// corpus/split/ holds a valid set.
+// docs/fuzzing.md with the reason. The set rules judge several files
+// together (a split set), so no one file can trigger them;
+// tests/split_set_test.cc writes a set for each, and corpus/split/ holds a
+// valid set. The remote rules compare a file with what its server says of
+// it (tests/remote_test.cc has a hub that lies).
 const std::set<RuleId>& Untriggerable() {
   static const std::set<RuleId> kSetRules = {
       RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
       RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
-      RuleId::kSplitShardLimit};
+      RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch};
   return kSetRules;
 }
 
