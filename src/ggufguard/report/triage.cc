@@ -26,10 +26,14 @@ constexpr std::streamsize kMaxTriageFileBytes = std::streamsize{64} << 20;
 absl::StatusOr<std::string> ReadSmallFile(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open the ", what, " ", path));
-  std::string data(static_cast<size_t>(kMaxTriageFileBytes) + 1, '\0');
-  in.read(data.data(), kMaxTriageFileBytes + 1);
+  // Read as it comes, not into a buffer of the bound: a few-kilobyte file
+  // costs a few kilobytes, and reading stops one byte past the bound.
+  std::string data;
+  char chunk[1 << 16];
+  while (data.size() <= static_cast<size_t>(kMaxTriageFileBytes) && in.read(chunk, sizeof chunk).gcount() > 0) {
+    data.append(chunk, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read the ", what, " ", path));
-  data.resize(static_cast<size_t>(in.gcount()));
   if (data.size() > static_cast<size_t>(kMaxTriageFileBytes)) {
     return absl::InvalidArgumentError(absl::StrCat("the ", what, " ", path, " is larger than 64 MiB"));
   }
