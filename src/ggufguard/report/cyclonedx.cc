@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/match.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
@@ -18,20 +19,29 @@ using Json = nlohmann::ordered_json;
 
 constexpr size_t kMaxBomString = 1024;
 
-std::optional<std::string> StringValue(const GgufHeader& h, std::string_view key) {
+// The general.* keys, first of each name, indexed once per file: the BOM
+// asks for a few per base model, and a header may hold a million keys, so a
+// walk of all of them per question would multiply.
+using GeneralKeys = absl::flat_hash_map<std::string_view, const KeyValue*>;
+
+GeneralKeys IndexGeneralKeys(const GgufHeader& h) {
+  GeneralKeys general;
   for (const KeyValue& kv : h.kvs) {
-    if (kv.key() == key && kv.type() == ValueType::kString) {
-      return EscapeForDisplay(kv.value().AsString(), kMaxBomString);
-    }
+    if (absl::StartsWith(Sv(kv.key()), "general.")) general.try_emplace(kv.key(), &kv);
   }
-  return std::nullopt;
+  return general;
 }
 
-std::optional<uint64_t> UnsignedValue(const GgufHeader& h, std::string_view key) {
-  for (const KeyValue& kv : h.kvs) {
-    if (kv.key() == key) return kv.value().AsUnsigned();
-  }
-  return std::nullopt;
+std::optional<std::string> StringValue(const GeneralKeys& general, std::string_view key) {
+  auto it = general.find(key);
+  if (it == general.end() || it->second->type() != ValueType::kString) return std::nullopt;
+  return EscapeForDisplay(it->second->value().AsString(), kMaxBomString);
+}
+
+std::optional<uint64_t> UnsignedValue(const GeneralKeys& general, std::string_view key) {
+  auto it = general.find(key);
+  if (it == general.end()) return std::nullopt;
+  return it->second->value().AsUnsigned();
 }
 
 std::string_view CdxSeverity(Severity s) {
@@ -57,6 +67,7 @@ class CycloneDxWriter final : public ReportWriter {
     const Report& r = *o.report;
     const std::string ref = absl::StrCat("model-", ++models_);
     const GgufHeader& h = r.header;
+    const GeneralKeys general = IndexGeneralKeys(h);
     Json props = Json::array();
     auto prop = [&](std::string name, std::string value) {
       props.push_back({{"name", std::move(name)}, {"value", std::move(value)}});
@@ -66,19 +77,19 @@ class CycloneDxWriter final : public ReportWriter {
     prop("ggufguard:verdict", VerdictName(r.verdict()));
     prop("gguf:version", absl::StrCat(h.version));
     Json c = {{"type", "machine-learning-model"}, {"bom-ref", ref}};
-    c["name"] = StringValue(h, "general.name").value_or(EscapeForDisplay(BaseName(o.label), kMaxBomString));
-    if (std::optional<std::string> v = StringValue(h, "general.version")) c["version"] = *v;
-    if (std::optional<std::string> org = StringValue(h, "general.organization")) c["manufacturer"] = {{"name", *org}};
+    c["name"] = StringValue(general, "general.name").value_or(EscapeForDisplay(BaseName(o.label), kMaxBomString));
+    if (std::optional<std::string> v = StringValue(general, "general.version")) c["version"] = *v;
+    if (std::optional<std::string> org = StringValue(general, "general.organization")) c["manufacturer"] = {{"name", *org}};
     if (!r.sha256.empty()) c["hashes"] = Json::array({{{"alg", "SHA-256"}, {"content", r.sha256}}});
-    if (std::optional<std::string> lic = StringValue(h, "general.license")) {
+    if (std::optional<std::string> lic = StringValue(general, "general.license")) {
       c["licenses"] = Json::array({{{"license", {{"name", *lic}}}}});
     }
     for (const char* key : {"general.url", "general.repo_url", "general.source.url", "general.source.repo_url",
                             "general.source.huggingface.repository", "general.quantized_by"}) {
-      if (std::optional<std::string> v = StringValue(h, key)) prop(absl::StrCat("gguf:", key), *v);
+      if (std::optional<std::string> v = StringValue(general, key)) prop(absl::StrCat("gguf:", key), *v);
     }
-    if (std::optional<uint64_t> ft = UnsignedValue(h, "general.file_type")) prop("gguf:general.file_type", absl::StrCat(*ft));
-    if (std::optional<uint64_t> qv = UnsignedValue(h, "general.quantization_version")) {
+    if (std::optional<uint64_t> ft = UnsignedValue(general, "general.file_type")) prop("gguf:general.file_type", absl::StrCat(*ft));
+    if (std::optional<uint64_t> qv = UnsignedValue(general, "general.quantization_version")) {
       prop("gguf:general.quantization_version", absl::StrCat(*qv));
     }
     // Base models (general.base_model.N.*), bounded like every list.
@@ -92,10 +103,10 @@ class CycloneDxWriter final : public ReportWriter {
       }
       const std::string prefix(key.substr(0, key.size() - 4));  // "general.base_model.N."
       Json a = {{"type", "machine-learning-model"}, {"name", EscapeForDisplay(kv.value().AsString(), kMaxBomString)}};
-      if (std::optional<std::string> org = StringValue(h, prefix + "organization")) a["manufacturer"] = {{"name", *org}};
+      if (std::optional<std::string> org = StringValue(general, prefix + "organization")) a["manufacturer"] = {{"name", *org}};
       Json aprops = Json::array();
       for (const char* field : {"repo_url", "url", "version"}) {
-        if (std::optional<std::string> v = StringValue(h, prefix + field)) {
+        if (std::optional<std::string> v = StringValue(general, prefix + field)) {
           aprops.push_back({{"name", absl::StrCat("gguf:", field)}, {"value", *v}});
         }
       }
@@ -115,7 +126,7 @@ class CycloneDxWriter final : public ReportWriter {
       prop(absl::StrCat("gguf:chat_template_sha256:", EscapeForDisplay(d.key, 256)), d.sha256);
     }
     Json card = {{"bom-ref", ref + "-card"}};
-    if (std::optional<std::string> arch = StringValue(h, "general.architecture")) {
+    if (std::optional<std::string> arch = StringValue(general, "general.architecture")) {
       card["modelParameters"] = {{"modelArchitecture", *arch}};
     }
     c["modelCard"] = std::move(card);
