@@ -108,7 +108,9 @@ class SplitSetTest : public ::testing::Test {
         [&](const std::string& location, const Report* report, const std::string& error) {
           visited.push_back(location);
           if (report != nullptr) {
-            if (shards_valid) EXPECT_TRUE(report->valid()) << location << testing::Describe(*report);
+            if (shards_valid) {
+              EXPECT_TRUE(report->valid()) << location << testing::Describe(*report);
+            }
           } else {
             ADD_FAILURE() << location << ": " << error;
           }
