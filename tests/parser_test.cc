@@ -15,6 +15,7 @@
 
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/header.h"
+#include "ggufguard/format/layout.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
 #include "tests/support/gguf_writer.h"
@@ -301,6 +302,54 @@ TEST(ParserHeaderViewTest, OffsetsAreTheWritersOffsets) {
   EXPECT_EQ(h.infos_end, f.header_end);
   EXPECT_TRUE(h.data_offset_known);
   EXPECT_EQ(h.data_offset, f.data_offset);
+}
+
+// The layout (format/layout.h) comes from the parser itself, before any rule
+// runs: a header parsed without a file behind it already knows where each
+// tensor's bytes lie, and marks unknown what it cannot compute.
+TEST(ParserHeaderViewTest, TheParserDerivesTheLayout) {
+  BuiltFile f = GgufBuilder()
+                    .AddAlignmentKv(64)
+                    .AddTensor("a", {3, 2}, kF32)
+                    .AddTensor("bb", {64}, kQ4_0)
+                    .AddTensor("odd", {33}, kQ4_0, {.byte_size = 18})        // a row of 33: not whole blocks
+                    .AddTensor("unknown", {32}, kFirstUnknownGgmlType, {.byte_size = 32})
+                    .Build();
+  Policy policy;
+  FindingSink sink(policy);
+  ParseResult p = ParseHeader(f.bytes, ParseOptions{policy.limits, /*complete=*/true}, sink);
+  ASSERT_EQ(p.status, ParseStatus::kOk);
+  const GgufHeader& h = p.header;
+  EXPECT_EQ(h.alignment, 64u);
+  ASSERT_TRUE(h.data_offset_known);
+  EXPECT_EQ(h.data_offset, f.data_offset);
+  EXPECT_EQ(h.data_offset % 64, 0u);
+  ASSERT_EQ(h.tensors.size(), 4u);
+  const uint64_t sizes[] = {3 * 2 * 4, 2 * 18};
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(h.tensors[i].size_known) << i;
+    EXPECT_EQ(h.tensors[i].byte_size, sizes[i]) << i;
+    EXPECT_TRUE(h.tensors[i].absolute_known) << i;
+    EXPECT_EQ(h.tensors[i].absolute_offset, f.tensor_data_offsets[i]) << i;
+  }
+  for (size_t i = 2; i < 4; ++i) {
+    EXPECT_FALSE(h.tensors[i].size_known) << i;
+    EXPECT_TRUE(h.tensors[i].absolute_known) << i;  // the offset needs no size
+  }
+  EXPECT_EQ(ReadTensorSize(h.tensors[2]).problem, TensorSizeReading::Problem::kRowNotBlockMultiple);
+  EXPECT_EQ(ReadTensorSize(h.tensors[3]).problem, TensorSizeReading::Problem::kUnknownTypeId);
+
+  // An alignment a loader refuses leaves every data offset unknown.
+  for (const GgufValue& bad : {GgufValue::U32(0), GgufValue::U32(48), GgufValue::U64(32)}) {
+    BuiltFile g = GgufBuilder().AddKv("general.alignment", bad).AddTensor("a", {4}, kF32).Build();
+    FindingSink s(policy);
+    ParseResult q = ParseHeader(g.bytes, ParseOptions{policy.limits, /*complete=*/true}, s);
+    ASSERT_EQ(q.status, ParseStatus::kOk);
+    EXPECT_FALSE(ReadAlignment(q.header).usable());
+    EXPECT_FALSE(q.header.data_offset_known);
+    EXPECT_FALSE(q.header.tensors[0].absolute_known);
+    EXPECT_TRUE(q.header.tensors[0].size_known);
+  }
 }
 
 // --- The incomplete-prefix protocol ---

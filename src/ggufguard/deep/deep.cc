@@ -27,9 +27,9 @@ DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy) {
   placed.reserve(header.tensors.size());
   for (size_t i = 0; i < header.tensors.size(); ++i) {
     const TensorInfo& t = header.tensors[i];
-    uint64_t begin = 0, end = 0;
-    if (!t.size_known || !CheckedAdd(header.data_offset, t.relative_offset(), &begin) ||
-        !CheckedAdd(begin, t.byte_size, &end)) {
+    const uint64_t begin = t.absolute_offset;
+    uint64_t end = 0;
+    if (!t.size_known || !t.absolute_known || !CheckedAdd(begin, t.byte_size, &end)) {
       continue;  // the header rules have said why; a sound header has none of these
     }
     placed.push_back({begin, end, static_cast<uint32_t>(i)});

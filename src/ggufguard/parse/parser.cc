@@ -10,6 +10,7 @@
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/base/text_hash.h"
+#include "ggufguard/format/layout.h"
 
 namespace ggufguard {
 namespace {
@@ -482,6 +483,10 @@ class Parser {
            absl::StrCat("header of ", header().infos_end, " bytes exceeds the limit of ", header_limit_));
       return;
     }
+    // The layout follows from the finished header alone: derived here, once,
+    // so that every reader of the view (rules, renderers, the C API) reads
+    // the same facts and none computes or writes them (format/layout.h).
+    DeriveLayout(header());
     result_.status = ParseStatus::kOk;
   }
 

@@ -51,8 +51,9 @@ std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& h) {
   out.push_back(h.infos_end);
   out.push_back(h.data_offset);
   for (const TensorInfo& t : h.tensors) {
-    uint64_t begin = 0, end = 0, aligned = 0;
-    if (!CheckedAdd(h.data_offset, t.relative_offset(), &begin)) continue;
+    if (!t.absolute_known) continue;
+    const uint64_t begin = t.absolute_offset;
+    uint64_t end = 0, aligned = 0;
     out.push_back(begin);
     if (!t.size_known || !CheckedAdd(begin, t.byte_size, &end)) continue;
     out.push_back(end);
@@ -66,9 +67,8 @@ std::optional<uint64_t> DataSectionEnd(const GgufHeader& h) {
   if (h.tensors.empty()) return h.data_offset;
   uint64_t end = h.data_offset;
   for (const TensorInfo& t : h.tensors) {
-    uint64_t begin = 0, tensor_end = 0;
-    if (!t.size_known || !CheckedAdd(h.data_offset, t.relative_offset(), &begin) ||
-        !CheckedAdd(begin, t.byte_size, &tensor_end)) {
+    uint64_t tensor_end = 0;
+    if (!t.size_known || !t.absolute_known || !CheckedAdd(t.absolute_offset, t.byte_size, &tensor_end)) {
       return std::nullopt;
     }
     end = std::max(end, tensor_end);
@@ -78,7 +78,7 @@ std::optional<uint64_t> DataSectionEnd(const GgufHeader& h) {
 }
 
 absl::Status CheckDataLayout(RuleContext& ctx) {
-  GgufHeader& h = ctx.header;
+  const GgufHeader& h = ctx.header;
   if (!h.data_offset_known) return absl::OkStatus();
   const uint64_t file_size = ctx.file.size();
   const uint64_t align = h.alignment;
@@ -109,7 +109,7 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
   placed.reserve(h.tensors.size());
   bool all_placed = true;
   for (size_t i = 0; i < h.tensors.size(); ++i) {
-    TensorInfo& t = h.tensors[i];
+    const TensorInfo& t = h.tensors[i];
     const uint64_t relative = t.relative_offset();
     // Names are escaped only for a message: most tensors have none.
     if (relative % align != 0) {
@@ -117,9 +117,8 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' offset ", relative, " is not a multiple of the alignment ",
                                 align));
     }
-    uint64_t begin = 0, end = 0;
-    t.absolute_known = CheckedAdd(h.data_offset, relative, &begin);
-    if (t.absolute_known) t.absolute_offset = begin;
+    const uint64_t begin = t.absolute_offset;
+    uint64_t end = 0;
     if (!t.size_known) {
       all_placed = false;
       continue;

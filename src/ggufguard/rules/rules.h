@@ -1,7 +1,7 @@
-// The rule families. Each reads the parsed view and records findings; the
-// tensor and known-key rules also fill in what later rules depend on (the
-// effective alignment, data offset and tensor byte sizes), always with checked
-// arithmetic.
+// The rule families. Each reads the parsed view and records findings; none
+// writes into the view. What several rules depend on (the effective
+// alignment, the data offset, the tensors' byte sizes and absolute offsets)
+// the parser derived once (format/layout.h).
 #ifndef GGUFGUARD_RULES_RULES_H_
 #define GGUFGUARD_RULES_RULES_H_
 
@@ -33,7 +33,7 @@ inline constexpr uint32_t kLlamaMaxExperts = 1024;
 class StringArrayHashes;  // parse/parser.h
 
 struct RuleContext {
-  GgufHeader& header;
+  const GgufHeader& header;
   FileView& file;
   FindingSink& sink;
   const Policy& policy;
@@ -50,16 +50,15 @@ inline constexpr std::string_view kTokenArrayKey = "tokenizer.ggml.tokens";
 // (UTF-8, NUL, bools, finite floats).
 // Duplicates and collisions come from the index's KeyGroups.
 void CheckMetadataEncoding(RuleContext& ctx, const KeyIndex& keys);
-// 4xxx: general.alignment; sets header.alignment and header.data_offset.
+// 4xxx: general.alignment (the layout's effective alignment: format/layout.h).
 void CheckAlignment(RuleContext& ctx);
-// 5xxx: tensor names, dims and types; fills each tensor's byte size.
+// 5xxx: tensor names, dims and types, and why a tensor has no byte size.
 void CheckTensorInfos(RuleContext& ctx);
 // 6xxx: where tensor data lies in the file. Reads padding bytes past the
 // header, so it can fail with an I/O error.
 absl::Status CheckDataLayout(RuleContext& ctx);
 // Every offset at which CheckDataLayout may start or end a zero check (the
-// end of the file aside), known from the header once CheckAlignment and
-// CheckTensorInfos have run: a stream records what it needs of its data
+// end of the file aside), known from the parsed header's layout: a stream records what it needs of its data
 // section at these (StreamZeroMap) without keeping the bytes.
 std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& header);
 // Where CheckDataLayout says the file must end (a byte past it is GG6007
@@ -89,7 +88,7 @@ class RuleReporter {
 };
 
 // The semantic families read metadata through `keys` (llama.cpp's reading)
-// and run after CheckTensorInfos, whose byte sizes they use. Each keeps its
+// and the tensors' byte sizes from the layout. Each keeps its
 // per-token work to flat loops without allocation (docs/performance.md).
 //
 // 4004+: the known-key table, general.architecture, hyperparameters, the

@@ -1,7 +1,6 @@
 // 4xxx general.alignment and 5xxx tensor infos.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -9,42 +8,37 @@
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/format/layout.h"
 #include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
 
 void CheckAlignment(RuleContext& ctx) {
-  GgufHeader& h = ctx.header;
-  const KeyValue* kv = h.Find("general.alignment");
-  h.alignment = kDefaultAlignment;
-  bool usable = true;
-  if (kv != nullptr) {
-    if (kv->type() != ValueType::kUint32) {
+  const AlignmentReading alignment = ReadAlignment(ctx.header);
+  const KeyValue* kv = alignment.kv;
+  switch (alignment.problem) {
+    case AlignmentReading::Problem::kNotU32:
       ctx.sink.Add(RuleId::kAlignmentType, kv->type_offset(),
                    absl::StrCat("general.alignment is ", Sv(ValueTypeName(kv->type())),
                                 "; loaders require u32 (ggml rejects the file, candle silently uses 32)"));
-      usable = false;
-    } else {
-      uint64_t a = *kv->value().AsUnsigned();
-      if (!IsPowerOfTwo(a)) {
-        ctx.sink.Add(RuleId::kAlignmentNotPowerOfTwo, kv->value().offset,
-                     absl::StrCat("general.alignment ", a, " is not a power of two",
-                                  a == 0 ? " (0 divides by zero in candle and gguf-parser-go)" : ""));
-        usable = false;
-      } else {
-        if (a < ctx.policy.limits.min_alignment || a > ctx.policy.limits.max_alignment) {
-          ctx.sink.Add(RuleId::kAlignmentOutOfRange, kv->value().offset,
-                       absl::StrCat("general.alignment ", a, " is outside the policy bounds [",
-                                    ctx.policy.limits.min_alignment, ", ", ctx.policy.limits.max_alignment, "]"));
-        }
-        h.alignment = a;
-      }
-    }
+      return;
+    case AlignmentReading::Problem::kNotPowerOfTwo:
+      ctx.sink.Add(RuleId::kAlignmentNotPowerOfTwo, kv->value().offset,
+                   absl::StrCat("general.alignment ", alignment.value, " is not a power of two",
+                                alignment.value == 0 ? " (0 divides by zero in candle and gguf-parser-go)" : ""));
+      return;
+    case AlignmentReading::Problem::kNone:
+      break;
   }
-  // Without a usable alignment every data offset would be a guess: the
-  // layout rules stay silent rather than report noise.
-  h.data_offset_known = usable && CheckedAlignUp(h.infos_end, h.alignment, &h.data_offset);
+  // Without a usable alignment (above) the layout marks every data offset
+  // unknown, and the layout rules stay silent rather than report noise.
+  const uint64_t a = alignment.value;
+  if (kv != nullptr && (a < ctx.policy.limits.min_alignment || a > ctx.policy.limits.max_alignment)) {
+    ctx.sink.Add(RuleId::kAlignmentOutOfRange, kv->value().offset,
+                 absl::StrCat("general.alignment ", a, " is outside the policy bounds [",
+                              ctx.policy.limits.min_alignment, ", ", ctx.policy.limits.max_alignment, "]"));
+  }
 }
 
 namespace {
@@ -77,17 +71,16 @@ void CheckTensorName(const TensorInfo& t, RuleContext& ctx) {
   }
 }
 
-// Byte size, dividing by the block size before multiplying
-// (ggml's ggml_nbytes multiplies first and can wrap, #27200).
-void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx) {
+// Why the layout (format/layout.h) has no byte size for a tensor of a known
+// type, and ggml's zero-dimension hazard, which leaves the size known (0).
+void ReportTensorSize(const TensorInfo& t, const TensorSizeReading& size, RuleContext& ctx) {
+  using Problem = TensorSizeReading::Problem;
   const std::array<uint64_t, kMaxDims> dims = t.dims();
-  for (uint32_t d = 0; d < t.n_dims; ++d) {
-    if (static_cast<int64_t>(dims[d]) < 0) {
-      ctx.sink.Add(RuleId::kNegativeDim, t.offset,
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", d, " is ",
-                                static_cast<int64_t>(dims[d]), " read as int64"));
-      return;
-    }
+  if (size.problem == Problem::kNegativeDim) {
+    ctx.sink.Add(RuleId::kNegativeDim, t.offset,
+                 absl::StrCat("tensor '", EscapeForDisplay(t.name), "' dimension ", size.dim, " is ",
+                              static_cast<int64_t>(dims[size.dim]), " read as int64"));
+    return;
   }
   // ggml_init_from_file checks INT64_MAX / ne[1] <= ne[0] (and so on for
   // ne[2], ne[3]) before anything else: a 0 there is a division by zero
@@ -103,51 +96,21 @@ void ComputeTensorSize(TensorInfo& t, const GgmlTypeInfo& type, RuleContext& ctx
       break;
     }
   }
-  if (dims[0] % type.block_size != 0) {
+  if (size.problem == Problem::kRowNotBlockMultiple) {
     ctx.sink.Add(RuleId::kRowNotBlockMultiple, t.offset,
                  absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ne[0] = ", dims[0],
-                              ", not a multiple of the ", Sv(type.name), " block size ", type.block_size));
-    return;
-  }
-  uint64_t elements = 1;
-  uint64_t bytes = (dims[0] / type.block_size);
-  bool ok = CheckedMul(bytes, type.type_size, &bytes);
-  // With a zero dimension the size is 0 and cannot overflow, but ggml's
-  // strides (nb[i] = nb[i-1] * ne[i-1]) still multiply the other ones: they
-  // must fit too.
-  uint64_t strides = std::max<uint64_t>(dims[0] / type.block_size, 1);
-  ok = ok && CheckedMul(strides, type.type_size, &strides);
-  for (uint32_t d = 0; d < kMaxDims && ok; ++d) {
-    ok = CheckedMul(elements, dims[d], &elements);
-    if (d > 0 && ok) ok = CheckedMul(bytes, dims[d], &bytes);
-    if (d > 0 && ok) ok = CheckedMul(strides, std::max<uint64_t>(dims[d], 1), &strides);
-  }
-  // ggml stores ne as int64 and the count as int64: both must fit. Its
-  // gguf_init_from_file_impl refuses the shape by its own test, which also
-  // rejects a count of exactly INT64_MAX: INT64_MAX / ne[1] <= ne[0], then
-  // with ne[0]*ne[1] and ne[2], then with ne[0]*ne[1]*ne[2] and ne[3] (each
-  // product below INT64_MAX once the previous test passed). From the header
-  // alone, whatever the file's size (--header-only --file-size).
-  constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  const bool ggml_refuses = ok && dims[1] != 0 && dims[2] != 0 && dims[3] != 0 &&  // 0: GG5012
-                            (kInt64Max / dims[1] <= dims[0] || kInt64Max / dims[2] <= dims[0] * dims[1] ||
-                             kInt64Max / dims[3] <= dims[0] * dims[1] * dims[2]);
-  if (!ok || ggml_refuses || elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-      bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-      strides > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+                              ", not a multiple of the ", Sv(size.type->name), " block size ", size.type->block_size));
+  } else if (size.problem == Problem::kOverflow) {
     ctx.sink.Add(RuleId::kTensorSizeOverflow, t.offset,
                  absl::StrCat("tensor '", EscapeForDisplay(t.name), "' shape [", dims[0], ", ", dims[1], ", ",
-                              dims[2], ", ", dims[3], "] of ", Sv(type.name), " overflows 63 bits"));
-    return;
+                              dims[2], ", ", dims[3], "] of ", Sv(size.type->name), " overflows 63 bits"));
   }
-  t.byte_size = bytes;
-  t.size_known = true;
 }
 
 }  // namespace
 
 void CheckTensorInfos(RuleContext& ctx) {
-  GgufHeader& h = ctx.header;
+  const GgufHeader& h = ctx.header;
   // Names as ggml sees them (C strings, cut at NUL): two names equal there
   // are the same tensor to the loader. The sort asks for each name several
   // times; names hold no NUL in nearly every file, so one scan first spares
@@ -159,7 +122,7 @@ void CheckTensorInfos(RuleContext& ctx) {
     return any_nul ? name.substr(0, name.find('\0')) : name;
   });
   for (size_t i = 0; i < h.tensors.size(); ++i) {
-    TensorInfo& t = h.tensors[i];
+    const TensorInfo& t = h.tensors[i];
     CheckTensorName(t, ctx);
     if (const uint32_t f = first_named[i]; f != i) {
       const TensorInfo& first = h.tensors[f];
@@ -168,25 +131,28 @@ void CheckTensorInfos(RuleContext& ctx) {
                             first.offset, first.name != t.name ? " (equal as C strings)" : "");
       });
     }
-    const GgmlTypeInfo* type = FindGgmlType(t.ggml_type);
-    if (type == nullptr) {
-      ctx.sink.AddLazy(RuleId::kUnknownGgmlType, t.type_offset(), [&] {
-        return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type, ", unknown to ",
-                            GgmlTypeTableVersion());
-      });
-      continue;
+    const TensorSizeReading size = ReadTensorSize(t);
+    switch (size.problem) {
+      case TensorSizeReading::Problem::kUnknownTypeId:
+        ctx.sink.AddLazy(RuleId::kUnknownGgmlType, t.type_offset(), [&] {
+          return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type,
+                              ", unknown to ", GgmlTypeTableVersion());
+        });
+        continue;
+      case TensorSizeReading::Problem::kRetiredType:
+        ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset(),
+                     absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has removed ggml type ", t.ggml_type, " (",
+                                  Sv(size.type->name), ", block size 0)"));
+        continue;
+      default:
+        break;
     }
-    if (type->status == GgmlTypeStatus::kRemoved) {
-      ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset(),
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has removed ggml type ", t.ggml_type, " (",
-                                Sv(type->name), ", block size 0)"));
-      continue;
-    }
-    if (type->status == GgmlTypeStatus::kIntermediate) {
+    if (size.type->status == GgmlTypeStatus::kIntermediate) {
       ctx.sink.Add(RuleId::kIntermediateGgmlType, t.type_offset(),
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has compute-only ggml type ", Sv(type->name)));
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has compute-only ggml type ",
+                                Sv(size.type->name)));
     }
-    ComputeTensorSize(t, *type, ctx);
+    ReportTensorSize(t, size, ctx);
   }
 }
 
