@@ -9,6 +9,7 @@
 #include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/parse/parser.h"
+#include "ggufguard/read/data_pass.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -199,8 +200,8 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     return out;
   }
 
-  // The data section, through a fixed buffer: what the layout rules need of
-  // it goes into the zero map, every byte into the hash.
+  // The data section, read once (read/data_pass.h): what the layout rules
+  // need of it goes into the zero map, every byte to --deep and the hash.
   StreamZeroMap zeros(prefix.size(),
                       report.header_parsed ? DataLayoutBoundaries(report.header) : std::vector<uint64_t>{});
   Sha256 hash;
@@ -212,34 +213,23 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
       sink->policy().SeverityOf(RuleId::kTrailingBytes) == Severity::kError && sink->Enabled(RuleId::kTrailingBytes)) {
     stop_after = DataSectionEnd(report.header);
   }
-  bool stopped = false;
-  bool over_budget = false;
-  if (!reader.size()) {
-    std::unique_ptr<uint8_t[]> chunk(new uint8_t[std::max<size_t>(options.chunk, 1)]);
-    const absl::Span<uint8_t> buffer(chunk.get(), std::max<size_t>(options.chunk, 1));
-    for (;;) {
-      absl::StatusOr<size_t> got = stream.Read(buffer);
-      if (!got.ok()) return got.status();
-      if (*got == 0) break;
-      if (*got > options.max_bytes - zeros.position()) {
-        // The budget ends reading inside the data: the header's verdict
-        // stands, the rest of the file was not seen (inconclusive, below).
-        over_budget = true;
-        break;
-      }
-      if (deep) deep->Feed(zeros.position(), buffer.data(), *got);
-      zeros.Feed(buffer.data(), *got);
-      if (options.hash) hash.Update(buffer.data(), *got);
-      if (stop_after && zeros.position() > *stop_after) {
-        stopped = true;
-        break;
-      }
-    }
+  DataPassResult pass;
+  if (!reader.size()) {  // a stream that ended within the prefix has no more bytes
+    DataPassOptions pass_options{options.chunk, options.max_bytes, stop_after};
+    absl::StatusOr<DataPassResult> read_data =
+        ReadDataSection(stream, pass_options, zeros, [&](uint64_t position, absl::Span<const uint8_t> chunk) {
+          if (deep) deep->Feed(position, chunk.data(), chunk.size());
+          if (options.hash) hash.Update(chunk.data(), chunk.size());
+        });
+    if (!read_data.ok()) return read_data.status();
+    pass = *read_data;
   }
   const uint64_t size = zeros.position();
-  if (over_budget) {
-    // The file's size is unknown: the rules that need it (or its data)
-    // would take the budget's end for the file's, so they do not run.
+  if (pass.over_budget) {
+    // The budget ended reading inside the data: the header's verdict
+    // stands, the rest of the file was not seen (inconclusive). The file's
+    // size is unknown: the rules that need it (or its data) would take the
+    // budget's end for the file's, so they do not run.
     report.coverage = Report::Coverage::kStoppedAtBudget;
     report.file_size = size;
     report.bytes_read = size;
@@ -261,7 +251,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
     ReportDeep(report.header, *deep_plan, deep->TakeResults(), size, policy.limits.max_list_entries, *sink,
                &report.deep);
   }
-  if (stopped) {
+  if (pass.stopped) {
     report.coverage = Report::Coverage::kStoppedAtError;  // the size is "at least"
     report.not_checked.push_back(
         absl::StrCat("everything after byte ", size, ": --fail-fast stopped past the end of the data"));
