@@ -38,6 +38,34 @@ TEST(FindInvalidUtf8, AcceptsEveryWellFormedRange) {
   EXPECT_EQ(FindInvalidUtf8(std::string_view("\0", 1)), kValidUtf8);  // NUL is valid UTF-8; a rule catches it
 }
 
+// The one decoder and the one encoder agree on every scalar value: each
+// encodes to the shortest form, which decodes back to it and nothing else;
+// surrogates encode as U+FFFD. Every two-byte string decodes as a sequence
+// exactly when the encoder writes it.
+TEST(DecodeUtf8At, RoundTripsEveryScalarValueAndNothingElse) {
+  std::string encoded;
+  for (uint32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    encoded.clear();
+    AppendUtf8(&encoded, cp);
+    const bool surrogate = cp >= 0xD800 && cp <= 0xDFFF;
+    const uint32_t want = surrogate ? 0xFFFD : cp;
+    const Utf8Sequence seq = DecodeUtf8At(encoded, 0);
+    ASSERT_EQ(seq.length, encoded.size()) << cp;
+    ASSERT_EQ(seq.code_point, want) << cp;
+    ASSERT_EQ(encoded.size(), want < 0x80 ? 1u : want < 0x800 ? 2u : want < 0x10000 ? 3u : 4u) << cp;
+    // A truncated sequence is no sequence.
+    if (encoded.size() > 1) ASSERT_EQ(DecodeUtf8At(encoded.substr(0, encoded.size() - 1), 0).length, 0u) << cp;
+  }
+  for (uint32_t a = 0x80; a <= 0xFF; ++a) {
+    for (uint32_t b = 0; b <= 0xFF; ++b) {
+      const std::string two{static_cast<char>(a), static_cast<char>(b)};
+      const bool written = a >= 0xC2 && a <= 0xDF && (b & 0xC0) == 0x80;
+      EXPECT_EQ(DecodeUtf8At(two, 0).length == 2, written) << a << " " << b;
+      EXPECT_EQ(IsValidUtf8(two), written) << a << " " << b;
+    }
+  }
+}
+
 TEST(FindInvalidUtf8, ReportsTheFirstByteOfTheBadSequence) {
   struct Case {
     std::string text;

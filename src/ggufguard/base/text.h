@@ -11,6 +11,48 @@ namespace ggufguard {
 
 inline constexpr size_t kValidUtf8 = static_cast<size_t>(-1);
 
+// One UTF-8 sequence: its code point and its length in bytes, or length 0
+// where the bytes at that index are no valid sequence.
+struct Utf8Sequence {
+  uint32_t code_point = 0;
+  size_t length = 0;
+};
+
+// The one UTF-8 decoder (the rules, the template scan and the template
+// lexer all use it): the sequence starting at s[i], i < s.size(), in strict
+// UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF, no
+// truncated sequence, no stray continuation byte).
+inline Utf8Sequence DecodeUtf8At(std::string_view s, size_t i) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const size_t n = s.size();
+  const uint8_t b = p[i];
+  if (b < 0x80) return {b, 1};
+  size_t len;
+  uint32_t cp;
+  if (b >= 0xC2 && b <= 0xDF) {
+    len = 2, cp = b & 0x1F;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    len = 3, cp = b & 0x0F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    len = 4, cp = b & 0x07;
+  } else {
+    return {};  // continuation byte, overlong lead C0/C1, or F5..FF
+  }
+  if (n - i < len) return {};
+  for (size_t k = 1; k < len; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (p[i + k] & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return {};
+  }
+  return {cp, len};
+}
+
+// Appends code point `cp` as UTF-8; a surrogate or a value above U+10FFFF
+// becomes U+FFFD, as Python's encoder with errors="replace" writes it.
+void AppendUtf8(std::string* out, uint32_t cp);
+
 // Strict UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above
 // U+10FFFF). Returns the index of the first byte of the first invalid
 // sequence, or kValidUtf8. Scalar, with an ASCII fast path; for the short

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ggufguard/base/text.h"
+
 namespace ggufguard::jinja {
 namespace {
 
@@ -19,45 +21,17 @@ int HexValue(unsigned char c) {
   return -1;
 }
 
-// The code point at s[i] (UTF-8; a stray byte stands for itself) and its length.
+// The code point at s[i] and its length; a byte that starts no valid UTF-8
+// sequence stands for itself (Python would not have decoded the template;
+// the byte pass in scan.cc reports it).
 uint32_t CodePointAt(std::string_view s, size_t i, size_t* len) {
-  const unsigned char c = s[i];
-  auto cont = [&](size_t k) -> int {
-    if (i + k >= s.size()) return -1;
-    const unsigned char b = s[i + k];
-    return (b & 0xc0) == 0x80 ? (b & 0x3f) : -1;
-  };
-  *len = 1;
-  if (c < 0x80) return c;
-  int need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
-  if (need == 0 || c > 0xf4) return c;
-  uint32_t cp = c & (0x3f >> need);
-  for (int k = 1; k <= need; ++k) {
-    const int v = cont(static_cast<size_t>(k));
-    if (v < 0) return c;
-    cp = (cp << 6) | static_cast<uint32_t>(v);
+  const Utf8Sequence seq = DecodeUtf8At(s, i);
+  if (seq.length == 0) {
+    *len = 1;
+    return static_cast<unsigned char>(s[i]);
   }
-  *len = static_cast<size_t>(need) + 1;
-  return cp;
-}
-
-void AppendUtf8(std::string* out, uint32_t cp) {
-  if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  }
+  *len = seq.length;
+  return seq.code_point;
 }
 
 // \N{NAME} for the characters an ASCII identifier is made of; Python looks

@@ -20,30 +20,13 @@ constexpr size_t kMaxDetail = 160;  // characters of a finding's detail
 // ---------------------------------------------------------------------------
 // Byte pass: non-printable characters anywhere (text, code and comments).
 
-// Length of the valid UTF-8 sequence at s[i], or 0 when invalid (overlong
-// forms, surrogates and code points above U+10FFFF are invalid).
-size_t Utf8Length(std::string_view s, size_t i) {
-  auto at = [&](size_t k) -> unsigned { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) { return at(k) >= lo && at(k) <= hi; };
-  const unsigned c = at(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c == 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if (c == 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (c >= 0xe1 && c <= 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
 bool IsPrintableAt(std::string_view s, size_t i, size_t* len) {
   const unsigned char c = s[i];
   if (c < 0x80) {
     *len = 1;
     return (c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n' || c == '\r';
   }
-  *len = Utf8Length(s, i);
+  *len = DecodeUtf8At(s, i).length;
   if (*len == 0) {
     *len = 1;
     return false;
