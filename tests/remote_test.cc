@@ -269,16 +269,37 @@ TEST_F(HostileServerTest, BudgetIsNotAPass) {
   Policy policy = DefaultPolicy();
   policy.limits.max_remote_bytes = 100;
   RemoteValidation remote = ValidateRemote(Url("/ok/m.gguf"), "m", policy, o);
-  ASSERT_FALSE(remote.file.ok());
-  EXPECT_EQ(remote.file.status().code(), absl::StatusCode::kResourceExhausted) << remote.file.status();
-  EXPECT_NE(remote.file.status().message().find("not verified"), std::string_view::npos) << remote.file.status();
+  // Could not verify: inconclusive, with the budget named, never a pass and
+  // never an I/O error.
+  ASSERT_TRUE(remote.file.ok()) << remote.file.status();
+  const Report& spent = remote.file->report();
+  EXPECT_EQ(spent.verdict(), Report::Verdict::kInconclusive);
+  EXPECT_EQ(spent.coverage, Report::Coverage::kStoppedAtBudget);
+  ASSERT_EQ(spent.not_checked.size(), 1u);
+  EXPECT_NE(spent.not_checked[0].find("max_remote_bytes"), std::string::npos) << spent.not_checked[0];
   // The transfer stops at the callback that passes the budget: one header
   // line or one body chunk (libcurl's 16 KiB) beyond it at most.
   EXPECT_LT(remote.stats.bytes, 100u + 16384u);
   // A small file fits a small budget: the first read shrinks to fit it.
   policy.limits.max_remote_bytes = 8 * bytes_->size() + 4096;
   remote = ValidateRemote(Url("/ok/m.gguf"), "m", policy, o);
-  EXPECT_TRUE(remote.file.ok()) << remote.file.status();
+  ASSERT_TRUE(remote.file.ok()) << remote.file.status();
+  EXPECT_EQ(remote.file->report().verdict(), Report::Verdict::kValid);
+
+  // The CLI says so with exit 5, in text and in scan's JSON lines alike.
+  const std::string policy_file = ::testing::TempDir() + "/budget100.json";
+  {
+    std::ofstream(policy_file) << R"({"limits": {"max_remote_bytes": 100}})";
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"validate", "--policy", policy_file, Url("/ok/m.gguf")}, out, err), kExitInconclusive)
+      << out.str() << err.str();
+  EXPECT_NE(out.str().find("inconclusive"), std::string::npos) << out.str();
+  std::ostringstream scan_out, scan_err;
+  EXPECT_EQ(RunCli({"scan", "--jobs", "1", "--policy", policy_file, Url("/ok/m.gguf")}, scan_out, scan_err),
+            kExitInconclusive)
+      << scan_out.str() << scan_err.str();
+  EXPECT_NE(scan_out.str().find("\"verdict\":\"inconclusive\""), std::string::npos) << scan_out.str();
 }
 
 TEST_F(HostileServerTest, ScanAndInspectTakeUrls) {

@@ -1,12 +1,14 @@
 // The inconclusive verdict: a file with no error whose check left part of it
 // unread is never a pass, in any format, in the exit code, or through the C,
 // C++ and Python APIs. Also the exit code's precedence over several files.
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "ggufguard/cli/cli.h"
+#include "ggufguard/io/source.h"
 #include "ggufguard/ggufguard.h"
 #include "ggufguard/ggufguard.hpp"
 #include "ggufguard/report/sarif.h"
@@ -58,6 +60,78 @@ TEST(VerdictTest, OnlyAReportWithNothingUncheckedIsValid) {
   EXPECT_EQ(r.verdict(), Report::Verdict::kInvalid);
   EXPECT_EQ(ExitCodeOf(&r), kExitInvalid);
   EXPECT_STREQ(VerdictName(Report::Verdict::kInconclusive), "inconclusive");
+}
+
+// A source or stream that spends a budget of its caller's after `budget`
+// bytes (as a remote file's does: BudgetSpentError).
+class BudgetedSource final : public ByteSource {
+ public:
+  BudgetedSource(absl::Span<const uint8_t> bytes, uint64_t budget) : memory_(bytes), budget_(budget) {}
+  uint64_t size() const override { return memory_.size(); }
+  absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
+    if (offset + out.size() > budget_) return BudgetSpentError("budget of the test source");
+    return memory_.ReadAt(offset, out);
+  }
+
+ private:
+  MemorySource memory_;
+  uint64_t budget_;
+};
+
+class BudgetedStream final : public ByteStream {
+ public:
+  BudgetedStream(absl::Span<const uint8_t> bytes, uint64_t budget) : bytes_(bytes), budget_(budget) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
+    const size_t n = std::min<size_t>(out.size(), bytes_.size() - at_);
+    if (at_ + n > budget_) return BudgetSpentError("budget of the test stream");
+    std::copy_n(bytes_.data() + at_, n, out.data());
+    at_ += n;
+    return n;
+  }
+
+ private:
+  absl::Span<const uint8_t> bytes_;
+  uint64_t budget_;
+  size_t at_ = 0;
+};
+
+// A budget spent inside the file keeps what was found and lists the rest; one
+// spent before the header is read judges nothing. Neither is a pass or an
+// I/O error. Another I/O error stays one.
+TEST(VerdictTest, ASpentBudgetIsInconclusiveAndKeepsTheFindings) {
+  const testing::BuiltFile good = testing::MakeTinyModel().Build();
+  testing::BuiltFile bad_bytes = testing::MakeTinyModel().Build();
+  bad_bytes.bytes.push_back(1);  // GG6007: a trailing byte the tail read finds
+  const Policy policy = DefaultPolicy();
+  for (const bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "stream" : "source");
+    auto validate = [&](const testing::BuiltFile& f, uint64_t budget) {
+      StreamOptions options;
+      options.prefix.first_prefix = f.header_end;  // the header alone, then the data
+      options.chunk = 64;
+      BudgetedSource source(f.bytes, budget);
+      BudgetedStream in(f.bytes, budget);
+      return stream ? ValidateStream(in, policy, options) : ValidateSource(source, policy, options.prefix);
+    };
+    // Spent after the header: its verdict is kept, the rest is not checked.
+    absl::StatusOr<ValidatedFile> after = validate(good, good.data_offset + 1);
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_TRUE(after->report().header_parsed);
+    EXPECT_EQ(after->report().coverage, Report::Coverage::kStoppedAtBudget);
+    EXPECT_EQ(after->report().verdict(), Report::Verdict::kInconclusive) << testing::Describe(after->report());
+    ASSERT_EQ(after->report().not_checked.size(), 1u);
+    EXPECT_NE(after->report().not_checked[0].find("budget of the test"), std::string::npos);
+    // Spent inside the header: nothing judged.
+    absl::StatusOr<ValidatedFile> before = validate(good, 16);
+    ASSERT_TRUE(before.ok()) << before.status();
+    EXPECT_FALSE(before->report().header_parsed);
+    EXPECT_TRUE(before->report().findings.empty());
+    EXPECT_EQ(before->report().verdict(), Report::Verdict::kInconclusive);
+    // The whole file within the budget: judged as usual.
+    absl::StatusOr<ValidatedFile> whole = validate(bad_bytes, bad_bytes.bytes.size());
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(whole->report().verdict(), Report::Verdict::kInvalid);
+  }
 }
 
 class HeaderOnlyCliTest : public ::testing::Test {

@@ -67,6 +67,14 @@ Report StartReport(ParseResult parsed, const Policy& policy) {
   return report;
 }
 
+// A budget spent while reading (IsBudgetSpent, io/source.h): the findings
+// so far stand, the rest of the file is listed as not checked, and the
+// verdict is at best inconclusive.
+void StopAtBudget(Report& report, const absl::Status& spent, std::string_view what_was_left) {
+  report.coverage = Report::Coverage::kStoppedAtBudget;
+  report.not_checked.push_back(absl::StrCat(Sv(what_was_left), ": ", spent.message()));
+}
+
 void CloseReport(Report& report, FindingSink& sink) {
   report.has_errors = sink.has_errors();
   report.suppressed = sink.suppressed();
@@ -90,13 +98,21 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHash
   if (report.header_parsed) {
     RunHeaderRules(report, file, sink, policy, token_hashes);
     absl::Status s = RunFileRules(report, file, sink, policy);
-    if (!s.ok()) return s;
-    if (DeepWanted(report, deep)) {
+    if (IsBudgetSpent(s)) {
+      StopAtBudget(report, s, "the padding and trailing bytes not yet read, and any tensor data (--deep)");
+    } else if (!s.ok()) {
+      return s;
+    } else if (DeepWanted(report, deep)) {
       const DeepPlan plan = PlanDeepCheck(report.header, policy);
       std::vector<DeepItemResult> results;
       s = RunDeepOnSource(plan, source, deep, &results);
-      if (!s.ok()) return s;
-      ReportDeep(report.header, plan, results, file.size(), policy.limits.max_list_entries, sink, &report.deep);
+      if (IsBudgetSpent(s)) {
+        StopAtBudget(report, s, "the tensor data (--deep)");
+      } else if (!s.ok()) {
+        return s;
+      } else {
+        ReportDeep(report.header, plan, results, file.size(), policy.limits.max_list_entries, sink, &report.deep);
+      }
     }
   }
   CloseReport(report, sink);
@@ -127,6 +143,30 @@ void ValidatedFile::AddFinding(const Policy& policy, RuleId rule, uint64_t offse
   if (severity == Severity::kError) report_.has_errors = true;
 }
 
+namespace {
+
+// The report of a header that could not be read within a budget: nothing
+// was judged.
+Report HeaderNotRead(const Policy& policy, const absl::Status& spent, uint64_t bytes_read,
+                     std::optional<uint64_t> file_size) {
+  Report report = StartReport(ParseResult{}, policy);
+  report.file_size = file_size.value_or(bytes_read);
+  report.bytes_read = bytes_read;
+  StopAtBudget(report, spent, "the whole file (its header could not be read)");
+  FindingSink sink(policy);
+  CloseReport(report, sink);
+  return report;
+}
+
+}  // namespace
+
+ValidatedFile ValidatedFile::HeaderNotRead(const Policy& policy, const absl::Status& spent, uint64_t bytes_read,
+                                           std::optional<uint64_t> file_size) {
+  ValidatedFile out;
+  out.report_ = ggufguard::HeaderNotRead(policy, spent, bytes_read, file_size);
+  return out;
+}
+
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy, const SourceOptions& options,
                                              const DeepOptions& deep) {
   ValidatedFile out;
@@ -135,6 +175,10 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   std::optional<FindingSink> sink;
   StringArrayHashes token_hashes(kTokenArrayKey);
   absl::Status read = reader.Read(policy, options, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
+  if (IsBudgetSpent(read)) {
+    out.report_ = HeaderNotRead(policy, read, out.prefix().size(), source.size());
+    return out;
+  }
   if (!read.ok()) return read;
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
@@ -153,6 +197,10 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   std::optional<FindingSink> sink;
   StringArrayHashes token_hashes(kTokenArrayKey);
   absl::Status read = reader.Read(policy, options.prefix, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
+  if (IsBudgetSpent(read)) {
+    out.report_ = HeaderNotRead(policy, read, out.prefix().size(), file_size);
+    return out;
+  }
   if (!read.ok()) return read;
   const absl::Span<const uint8_t> prefix = out.prefix();
 
@@ -221,6 +269,16 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
           if (deep) deep->Feed(position, chunk.data(), chunk.size());
           if (options.hash) hash.Update(chunk.data(), chunk.size());
         });
+    if (IsBudgetSpent(read_data.status())) {
+      // The source's own budget (a remote transfer's), not --max-bytes.
+      StopAtBudget(report, read_data.status(),
+                   absl::StrCat("everything after byte ", zeros.position(),
+                                " (tensor bounds, padding, tensor data, trailing bytes)"));
+      report.file_size = report.bytes_read = zeros.position();
+      CloseReport(report, *sink);
+      out.report_ = std::move(report);
+      return out;
+    }
     if (!read_data.ok()) return read_data.status();
     pass = *read_data;
   }

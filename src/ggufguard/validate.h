@@ -90,8 +90,15 @@ struct Report {
   // error whose check left something out (not_checked) is inconclusive,
   // never valid: no option or policy turns "could not verify" into a pass.
   enum class Verdict { kValid, kInvalid, kInconclusive };
+  // A header that a budget stopped before it could be read (a remote
+  // transfer budget: ValidatedFile::HeaderNotRead) is inconclusive too: no
+  // finding, nothing judged.
   Verdict verdict() const {
-    if (!valid()) return Verdict::kInvalid;
+    if (has_errors) return Verdict::kInvalid;
+    if (!header_parsed) {
+      const bool budget_spent = coverage == Coverage::kStoppedAtBudget && !not_checked.empty();
+      return budget_spent ? Verdict::kInconclusive : Verdict::kInvalid;
+    }
     return not_checked.empty() ? Verdict::kValid : Verdict::kInconclusive;
   }
 };
@@ -140,6 +147,13 @@ class ValidatedFile {
   // (a remote file's hub metadata against its bytes), under `policy`'s
   // severities and disabled rules, in the report's order.
   void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
+  // A file whose header could not be read within a budget (`spent`, for
+  // which IsBudgetSpent holds): no finding, nothing judged, verdict
+  // inconclusive with the budget named in not_checked. For a source that
+  // spent its budget before a validator could start (a remote file's first
+  // read); the validators make the same report when it happens inside them.
+  static ValidatedFile HeaderNotRead(const Policy& policy, const absl::Status& spent, uint64_t bytes_read,
+                                     std::optional<uint64_t> file_size);
   // The bytes read before the data section (at least the header, unless the
   // file ends first; a stream's may run past it).
   absl::Span<const uint8_t> prefix() const { return {prefix_.data(), prefix_length_}; }

@@ -9,12 +9,27 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/bytes.h"
 #include "ggufguard/base/sha256.h"
 
 namespace ggufguard {
+
+namespace {
+constexpr char kBudgetSpentPayload[] = "ggufguard/budget-spent";
+}  // namespace
+
+absl::Status BudgetSpentError(std::string_view message) {
+  absl::Status status = absl::ResourceExhaustedError(absl::string_view(message.data(), message.size()));
+  status.SetPayload(kBudgetSpentPayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsBudgetSpent(const absl::Status& status) {
+  return absl::IsResourceExhausted(status) && status.GetPayload(kBudgetSpentPayload).has_value();
+}
 namespace {
 
 absl::Status ErrnoStatus(const std::string& what) {

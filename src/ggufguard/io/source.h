@@ -20,6 +20,14 @@
 
 namespace ggufguard {
 
+// The error a source or stream returns when reading on would pass a byte
+// budget its caller set (a remote transfer budget, max_remote_bytes): the
+// file is not at fault, it was only not read to the end. The validators turn
+// it into an inconclusive report that keeps what was checked, never into a
+// pass and never into an I/O error that drops the header's findings.
+absl::Status BudgetSpentError(std::string_view message);
+bool IsBudgetSpent(const absl::Status& status);
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;

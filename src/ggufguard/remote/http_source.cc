@@ -170,10 +170,10 @@ struct HttpSource::Session {
   std::string Name() const { return EscapeForDisplay(label, 4096); }
 
   absl::Status BudgetError(const TransferStats& stats) const {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return BudgetSpentError(absl::StrCat(
         Name(), ": the remote transfer budget of ", options.max_bytes,
         " bytes (policy limit max_remote_bytes) would be passed after ", stats.bytes,
-        " bytes in ", stats.requests, " requests: not verified"));
+        " bytes in ", stats.requests, " requests"));
   }
 
   // The options every request shares, on `easy` (a range request's or the

@@ -61,7 +61,11 @@ RemoteValidation ValidateRemote(const std::string& url, const std::string& label
   options.remote.max_bytes = std::min(options.remote.max_bytes, policy.limits.max_remote_bytes);
   absl::StatusOr<std::unique_ptr<HttpSource>> source = HttpSource::Open(url, label, options.remote, &out.stats);
   if (!source.ok()) {
-    out.file = source.status();
+    // The budget spent on the first read is "could not verify", like one
+    // spent later (inside the validators).
+    out.file = IsBudgetSpent(source.status())
+                   ? ValidatedFile::HeaderNotRead(policy, source.status(), out.stats.bytes, std::nullopt)
+                   : absl::StatusOr<ValidatedFile>(source.status());
     return out;
   }
   HttpSource& http = **source;
