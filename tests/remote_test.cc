@@ -206,6 +206,39 @@ TEST_F(HostileServerTest, HonestServerGivesTheLocalVerdict) {
   EXPECT_GE(remote.stats.bytes, bytes_->size() > 64 ? 64u : 0u);
 }
 
+// --hash reads the whole file forward, starting with the block the first
+// read already holds: every byte is fetched once, and the digest is the
+// file's whether the first block is part of the file or all of it.
+TEST_F(HostileServerTest, HashFetchesEachByteOnce) {
+  MemorySource memory(*bytes_);
+  absl::StatusOr<std::string> digest = HashSource(memory);
+  ASSERT_TRUE(digest.ok());
+  auto hash_remote = [&](uint64_t first_read) {
+    RemoteValidateOptions o;
+    o.remote = Short();
+    o.remote.first_read = first_read;
+    o.stream_whole = true;
+    RemoteValidation remote = ValidateRemote(Url("/ok/m.gguf"), "m", DefaultPolicy(), o);
+    EXPECT_TRUE(remote.file.ok()) << remote.file.status();
+    if (remote.file.ok()) {
+      EXPECT_EQ(remote.file->report().sha256, *digest) << first_read;
+      EXPECT_EQ(remote.file->report().verdict(), ValidateBytes(*bytes_, DefaultPolicy()).verdict());
+    }
+    return remote.stats;
+  };
+  // The first read holds the whole file: one request, nothing more.
+  const TransferStats whole = hash_remote(uint64_t{1} << 20);
+  EXPECT_EQ(whole.requests, 1u);
+  ASSERT_GE(whole.bytes, bytes_->size());
+  const uint64_t response_headers = whole.bytes - bytes_->size();
+  // Half the file first, then the other half: the bodies add up to the file
+  // (fetched twice, the first half would cost bytes_->size() / 2 more).
+  const TransferStats halves = hash_remote(bytes_->size() / 2);
+  EXPECT_EQ(halves.requests, 2u);
+  EXPECT_LE(halves.bytes, bytes_->size() + 2 * response_headers + 64) << response_headers;
+  ASSERT_GT(bytes_->size() / 2, 2 * response_headers + 64);
+}
+
 TEST_F(HostileServerTest, WholeBodyInsteadOfRangeStopsAtOnce) {
   TransferStats spent;
   absl::Status s = OpenError("/full/m.gguf", Short(), &spent);

@@ -410,9 +410,10 @@ absl::Status HttpSource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
   return session_->CheckRange(sink, offset, last, size_, &total);
 }
 
-// The whole file, one GET, read forward: libcurl's multi interface pushes
-// the body into a 1 MiB buffer and is paused while the buffer is full, so
-// memory stays bounded and the reader pulls at its own pace.
+// The whole file read forward: first the block HttpSource::Open already
+// holds (no byte is fetched twice), then the rest in one GET, which libcurl's
+// multi interface pushes into a 1 MiB buffer and pauses while the buffer is
+// full, so memory stays bounded and the reader pulls at its own pace.
 class HttpStream final : public ByteStream {
  public:
   explicit HttpStream(HttpSource& source) : source_(source), session_(*source.session_) {}
@@ -424,17 +425,21 @@ class HttpStream final : public ByteStream {
 
   absl::Status Start() {
     const uint64_t size = source_.size();
-    if (size == 0) {
-      done_ = true;
+    first_ = source_.first_block_.size();  // at most size: Open cut it to the file
+    if (first_ == size) {
+      done_ = true;  // the first block is the whole file
       return absl::OkStatus();
     }
-    if (SatAdd(source_.stats_.bytes, size) > session_.options.max_bytes) return session_.BudgetError(source_.stats_);
+    if (SatAdd(source_.stats_.bytes, size - first_) > session_.options.max_bytes) {
+      return session_.BudgetError(source_.stats_);
+    }
     easy_ = Curl().easy_init();
     multi_ = Curl().multi_init();
     if (easy_ == nullptr || multi_ == nullptr) return absl::ResourceExhaustedError("libcurl: cannot create a handle");
     response_.stats = &source_.stats_;
     response_.max_bytes = session_.options.max_bytes;
-    absl::Status s = session_.Configure(easy_, session_.url, absl::StrCat(0, "-", size - 1), &response_, &OnBody, this);
+    absl::Status s =
+        session_.Configure(easy_, session_.url, absl::StrCat(first_, "-", size - 1), &response_, &OnBody, this);
     if (!s.ok()) return s;
     Curl().easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L << 10);
     buffer_.reset(new uint8_t[kBuffer]);
@@ -444,6 +449,12 @@ class HttpStream final : public ByteStream {
   }
 
   absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
+    if (served_first_ < first_) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), first_ - served_first_));
+      std::memcpy(out.data(), source_.first_block_.data() + served_first_, n);
+      served_first_ += n;
+      return n;
+    }
     while (head_ == tail_ && !done_) {
       if (paused_) {
         paused_ = false;
@@ -468,19 +479,21 @@ class HttpStream final : public ByteStream {
       return n;
     }
     if (!error_.ok()) return error_;
-    if (source_.size() == 0) return size_t{0};
+    if (first_ == source_.size()) return size_t{0};
     if (!checked_) {
       // No body came: the status (a 404 with an empty body) says why.
       RangeSink view;
       view.response = response_;
       uint64_t total = 0;
-      absl::Status s = session_.CheckRange(view, 0, source_.size() - 1, source_.size(), &total);
+      absl::Status s = session_.CheckRange(view, first_, source_.size() - 1, source_.size(), &total);
       if (!s.ok()) return s;
     }
-    if (result_ != CURLE_OK) return session_.TransferError(result_, response_, source_.size(), received_, source_.stats_);
-    if (received_ != source_.size()) {
-      return absl::DataLossError(absl::StrCat(session_.Name(), ": the body ended after ", received_, " of the ",
-                                              source_.size(), " bytes promised"));
+    if (result_ != CURLE_OK) {
+      return session_.TransferError(result_, response_, source_.size(), first_ + received_, source_.stats_);
+    }
+    if (first_ + received_ != source_.size()) {
+      return absl::DataLossError(absl::StrCat(session_.Name(), ": the body ended after ", first_ + received_,
+                                              " of the ", source_.size(), " bytes promised"));
     }
     return size_t{0};
   }
@@ -492,13 +505,14 @@ class HttpStream final : public ByteStream {
     HttpStream& st = *static_cast<HttpStream*>(user);
     const size_t len = size * n;
     if (!st.checked_) {
-      // The first body bytes: the answer must be the whole file as a range.
+      // The first body bytes: the answer must be the rest of the file as a
+      // range.
       RangeSink view;
       view.response = st.response_;
-      view.got = static_cast<size_t>(st.source_.size());  // the length is checked as it arrives
+      view.got = static_cast<size_t>(st.source_.size() - st.first_);  // the length is checked as it arrives
       uint64_t total = 0;
       const uint64_t last = st.source_.size() - 1;
-      absl::Status s = st.session_.CheckRange(view, 0, last, st.source_.size(), &total);
+      absl::Status s = st.session_.CheckRange(view, st.first_, last, st.source_.size(), &total);
       if (!s.ok()) {
         st.error_ = s;
         return 0;
@@ -518,10 +532,10 @@ class HttpStream final : public ByteStream {
       st.error_ = st.session_.BudgetError(st.source_.stats_);
       return 0;
     }
-    if (len > st.source_.size() - st.received_) {
+    if (len > st.source_.size() - st.first_ - st.received_) {
       st.response_.too_long = true;
-      st.error_ = st.session_.TransferError(CURLE_WRITE_ERROR, st.response_, st.source_.size(), st.received_,
-                                            st.source_.stats_);
+      st.error_ = st.session_.TransferError(CURLE_WRITE_ERROR, st.response_, st.source_.size() - st.first_,
+                                            st.received_, st.source_.stats_);
       return 0;
     }
     std::memcpy(st.buffer_.get() + st.tail_, p, len);
@@ -538,7 +552,9 @@ class HttpStream final : public ByteStream {
   Response response_;
   std::unique_ptr<uint8_t[]> buffer_;
   size_t head_ = 0, tail_ = 0;
-  uint64_t received_ = 0;
+  uint64_t first_ = 0;         // bytes served from the first block, then asked from here on
+  uint64_t served_first_ = 0;  // of them, how many the reader has taken
+  uint64_t received_ = 0;      // body bytes of the GET
   bool paused_ = false;
   bool done_ = false;
   bool checked_ = false;
