@@ -349,6 +349,29 @@ TEST_F(HostileServerTest, ScanAndInspectTakeUrls) {
 
 // The hub's redirect: the token reaches the hub's port only, never the
 // CDN's, appears in no output, and X-Linked-Size/Etag are checked.
+// scan takes validate's remote flags: the token of --token-file reaches the
+// hub for a file and for each shard of a set, and appears in no output; an
+// unreadable token file is a usage error.
+TEST_F(HostileServerTest, ScanSendsTheTokenFileToTheHub) {
+  const std::string token = "hf_SCAN_token_file_5c2a";
+  const std::string token_file = (*dir_ / "token").string();
+  std::ofstream(token_file) << token << "\n";
+  ::setenv("HF_ENDPOINT", Url("").c_str(), 1);
+  std::ostringstream out, err;
+  const int code = RunCli({"scan", "--jobs", "1", "--token-file", token_file, "hf://org/repo/m.gguf"}, out, err);
+  std::ostringstream missing_out, missing_err;
+  const int missing = RunCli({"scan", "--token-file", (*dir_ / "absent").string(), "hf://org/repo/m.gguf"},
+                             missing_out, missing_err);
+  ::unsetenv("HF_ENDPOINT");
+  EXPECT_EQ(code, kExitValid) << out.str() << err.str();
+  EXPECT_EQ(out.str().find(token), std::string::npos) << out.str();
+  EXPECT_EQ(err.str().find(token), std::string::npos) << err.str();
+  EXPECT_EQ(missing, kExitUsage);
+  EXPECT_NE(missing_err.str().find("--token-file"), std::string::npos) << missing_err.str();
+  const std::string log = ReadAll(*dir_ / "requests.log");
+  EXPECT_NE(log.find("Bearer " + token), std::string::npos) << log;
+}
+
 TEST_F(HostileServerTest, HubRedirectKeepsTheTokenHomeAndChecksLinkedFacts) {
   const std::string token = "hf_TOKEN_must_not_leak_7d1e";
   ::setenv("HF_TOKEN", token.c_str(), 1);

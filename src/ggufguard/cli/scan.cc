@@ -48,11 +48,13 @@ constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P]\n"
     "                      [--profile P] [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
+    "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
     "each file's tensor data too (one thread per file: the files are the parallelism). Shards named\n"
     "PREFIX-NNNNN-of-NNNNN.gguf are judged together as their split set (one more line per set).\n"
+    "A PATH may be a URL or hf://ORG/REPO/FILE, fetched with the token of --token-file or $HF_TOKEN.\n"
     "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error, 5 any inconclusive (and none worse)\n";
 
 struct ScanOptions {
@@ -69,6 +71,7 @@ struct ScanOptions {
   bool help = false;  // --help: the usage on stdout, nothing scanned
   std::string suppressions, baseline;  // report/triage.h
   std::string cache;                   // --cache DIR (cli/scan_cache.h)
+  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
 };
 
 std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
@@ -131,6 +134,8 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
     } else if (a == "--help" || a == "-h") {
       o.help = true;
       return o;
+    } else if (bool bad = false; ParseRemoteFlag(args, &i, &o.remote, err, &bad)) {
+      if (bad) return std::nullopt;
     } else if (a == "--") {
       o.paths.insert(o.paths.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -403,14 +408,12 @@ absl::StatusOr<ValidatedFile> ValidateForScan(ByteSource& source, const Policy& 
   return file;
 }
 
-FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, bool hash, bool deep,
-                         std::optional<ValidatedFile>* keep, std::string* io_error) {
+FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const RemoteFlags& remote_flags, bool hash,
+                         bool deep, std::optional<ValidatedFile>* keep, std::string* io_error) {
   const std::string& path = entry.path;
-  if (IsRemoteArgument(path)) {  // a URL root (HF_TOKEN; remote/remote_cli.h)
-    RemoteFlags flags;
-    LoadRemoteToken(&flags, std::cerr);  // no --token-file here: it cannot fail
-    RemoteValidation remote =
-        ValidateRemoteArgument(path, policy, flags, hash, false, false, DeepOptions{.enabled = deep, .jobs = 1});
+  if (IsRemoteArgument(path)) {  // a URL root (remote/remote_cli.h)
+    RemoteValidation remote = ValidateRemoteArgument(path, policy, remote_flags, hash, false, false,
+                                                     DeepOptions{.enabled = deep, .jobs = 1});
     if (remote.file.ok()) {
       keep->emplace(*std::move(remote.file));
       return FileOutcome{path, &(*keep)->report(), "", remote.stats};
@@ -442,7 +445,7 @@ void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& polic
   for (const auto& [key, name] : sets) todo.push_back(&name);
   std::atomic<size_t> next{0};
   const ShardOpener open =
-      RemoteAwareShardOpener(RemoteFlags{}, LocalShardOpener(o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse));
+      RemoteAwareShardOpener(o.remote, LocalShardOpener(o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse));
   auto work = [&] {
     for (size_t i = next++; i < todo.size(); i = next++) {
       const SetReport set = ValidateSplitSet(
@@ -483,6 +486,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
   if (!policy) return kExitUsage;
+  if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
   if (!triage) return kExitUsage;
   if (triage->NeedsHash()) o->hash = true;  // matching by file hash
@@ -530,7 +534,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
-        const FileOutcome outcome = ValidatePath(*e, *policy, o->hash, o->deep, &validated, &io_error);
+        const FileOutcome outcome = ValidatePath(*e, *policy, o->remote, o->hash, o->deep, &validated, &io_error);
         if (validated) triage->Apply(*policy, e->path, &validated->mutable_report());
         raise(ExitCodeOf(outcome.report));
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
