@@ -3,6 +3,7 @@
 // 3-shard set whose valid neighbour passes, the CLI's set verdict and exit
 // codes, and scan's grouping of the shards it finds.
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -360,6 +361,29 @@ TEST_F(SplitSetTest, CliExitCodesOfDefectiveSets) {
   const std::string lone = dir_ + "/lone.gguf";
   testing::WriteFileBytes(lone, testing::MakeTinyModel().Build().bytes);
   EXPECT_EQ(Tool({"validate", "--header-only", lone, Shard(1, 3)}).code, kExitInvalid);
+}
+
+// A shard's suppressions apply before the set is judged, in validate and in
+// scan: a waived finding in shard 2 no longer fails the set, and one that is
+// not waived still does.
+TEST_F(SplitSetTest, SuppressionsApplyToEachShardBeforeTheSet) {
+  Write(TinySplit());
+  {
+    std::ofstream shard(Shard(2, 3), std::ios::binary | std::ios::app);
+    shard.put('\x01');  // GG6007 trailing-bytes, an error
+  }
+  const std::string waive = dir_ + "/suppressions.json";
+  std::ofstream(waive) << R"({"suppressions": [{"rule": "GG6007", "path": "*model-00002-of-00003.gguf",)"
+                       << R"( "reason": "reviewed trailer", "expires": "2099-01-01"}]})";
+  EXPECT_EQ(Tool({"validate", Shard(1, 3)}).code, kExitInvalid);
+  ToolRun r = Tool({"validate", "--format", "json", "--suppressions", waive, Shard(1, 3)});
+  EXPECT_EQ(r.code, kExitValid) << r.out << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["sets"][0]["verdict"], "valid") << r.out;
+  EXPECT_EQ(doc["files"][1]["waived"][0]["reason"], "reviewed trailer") << r.out;
+  r = Tool({"scan", "--jobs", "1", "--suppressions", waive, dir_});
+  EXPECT_EQ(r.code, kExitValid) << r.out << r.err;
+  EXPECT_EQ(Tool({"scan", "--jobs", "1", dir_}).code, kExitInvalid);
 }
 
 TEST_F(SplitSetTest, ScanGroupsShardsIntoSets) {

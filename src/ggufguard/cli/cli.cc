@@ -370,7 +370,11 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       const SetReport set = ValidateSplitSet(
           *shard, *policy, RemoteAwareShardOpener(o->remote, LocalShardOpener()),
           [&](ByteSource& source, const std::string& location) {
-            return ValidateOpened(source, location, *policy, *o);
+            // A shard's suppressions apply before the set is judged, as a
+            // lone file's do before its verdict.
+            absl::StatusOr<ValidatedFile> shard = ValidateOpened(source, location, *policy, *o);
+            if (shard.ok()) triage->Apply(*policy, location, &shard->mutable_report());
+            return shard;
           },
           [&](const std::string& location, const Report* report, const std::string& error) {
             emit(FileOutcome{location, report, error});

@@ -439,8 +439,8 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const Rem
 // Each split set on one of `jobs` threads, its shards one after another;
 // a shard's name found in a directory or a list is opened as the walk would
 // open it: refusing a link unless --follow-symlinks.
-void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& policy, const ScanOptions& o, unsigned jobs,
-               Output& output, const std::function<void(int)>& raise) {
+void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& policy, const ScanOptions& o,
+               const Triage& triage, unsigned jobs, Output& output, const std::function<void(int)>& raise) {
   std::vector<const ShardName*> todo;
   for (const auto& [key, name] : sets) todo.push_back(&name);
   std::atomic<size_t> next{0};
@@ -450,7 +450,13 @@ void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& polic
     for (size_t i = next++; i < todo.size(); i = next++) {
       const SetReport set = ValidateSplitSet(
           *todo[i], policy, open,
-          [&](ByteSource& source, const std::string&) { return ValidateForScan(source, policy, o.hash, o.deep); },
+          [&](ByteSource& source, const std::string& location) {
+            // A shard's suppressions apply before the set is judged, as a
+            // lone file's do before its verdict.
+            absl::StatusOr<ValidatedFile> shard = ValidateForScan(source, policy, o.hash, o.deep);
+            if (shard.ok()) triage.Apply(policy, location, &shard->mutable_report());
+            return shard;
+          },
           [&](const std::string& location, const Report* report, const std::string& error) {
             raise(ExitCodeOf(report));
             output.Result(FileOutcome{location, report, error}, report ? report->file_size : 0);
@@ -588,7 +594,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
               feed);
   queue.Close();
   for (std::thread& w : workers) w.join();
-  JudgeSets(sets, *policy, *o, jobs, output, raise);
+  JudgeSets(sets, *policy, *o, *triage, jobs, output, raise);
   if (counter.joinable()) counter.join();
   const int final_code = code.load();
   const Totals totals = output.Finish(final_code);
