@@ -188,3 +188,122 @@ TEST(TokenizerRulesTest, MergesArePairsOfTokensUnderStrictOrTheOption) {
 
 }  // namespace
 }  // namespace ggufguard
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::BuiltFile;
+using ::ggufguard::testing::Check;
+using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::LacksRule;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::TinyModel;
+
+// The tiny model as a BPE (gpt2) vocabulary with pre-tokenizer `pre`, its
+// bos and eos ids removed: gpt2's default bos/eos (11) are no tokens of 7.
+TinyModel Bpe(std::string_view pre) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("gpt2")).Erase("tokenizer.ggml.bos_token_id").Erase(
+      "tokenizer.ggml.eos_token_id");
+  if (!pre.empty()) m.Set("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)));
+  return m;
+}
+
+Policy GgufProfile() {
+  Policy p = DefaultPolicy();
+  p.profile = Profile::kGguf;
+  return p;
+}
+
+// GG7006: llama.cpp's vocabulary loader throws "unknown tokenizer" for any
+// other name; the names it knows (sampled) and the pre-tokenizer's name
+// where the model's belongs are the neighbours.
+TEST(VocabularyLoadRulesTest, UnknownTokenizerModel) {
+  for (const char* bad : {"deepseek_coder", "GPT2", "gpt2 ", "", "llama\n"}) {
+    TinyModel m = MakeTinyModel();
+    m.Set("tokenizer.ggml.model", GgufValue::Str(bad));
+    BuiltFile f = m.Build();
+    const Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kUnknownTokenizerModel, m.Kv(f, "tokenizer.ggml.model").string_bytes()))
+        << bad << testing::Describe(r);
+    EXPECT_FALSE(r.valid()) << bad;
+    EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kUnknownTokenizerModel)) << bad;
+  }
+  for (const char* good : {"llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "gemma4", "no_vocab", "none",
+                           "hybriddna", "whitespace"}) {
+    TinyModel m = MakeTinyModel();
+    m.Set("tokenizer.ggml.model", GgufValue::Str(good));
+    EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kUnknownTokenizerModel)) << good;
+  }
+}
+
+// GG7007: a BPE vocabulary's unknown pre-tokenizer throws; models that take
+// no pre-tokenizer from the file ignore the key.
+TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
+  TinyModel m = Bpe("stablelm");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kUnknownPreTokenizer, m.Kv(f, "tokenizer.ggml.pre").string_bytes()))
+      << testing::Describe(r);
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kUnknownPreTokenizer));
+  for (const char* pre : {"stablelm2", "default", "", "qwen2", "deepseek-coder", "a.x-4.0", "mellum2"}) {
+    EXPECT_TRUE(LacksRule(Check(Bpe(pre).Build()), RuleId::kUnknownPreTokenizer)) << pre;
+  }
+  EXPECT_TRUE(LacksRule(Check(Bpe("").Erase("tokenizer.ggml.pre").Build()), RuleId::kUnknownPreTokenizer));
+  for (const char* model : {"llama", "gemma4", "t5"}) {
+    TinyModel other = Bpe("stablelm");
+    other.Set("tokenizer.ggml.model", GgufValue::Str(model));
+    EXPECT_TRUE(LacksRule(Check(other.Build()), RuleId::kUnknownPreTokenizer)) << model;
+  }
+}
+
+// GG7008: a token added to every prompt whose id resolves to none throws in
+// check_add_special_token.
+TEST(VocabularyLoadRulesTest, AddedSpecialTokenWithoutAnId) {
+  // llama-bpe adds bos; gpt2's default bos 11 is no token of 7.
+  TinyModel m = Bpe("llama-bpe");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kAddSpecialTokenUnset, m.Kv(f, "tokenizer.ggml.model").string_bytes()))
+      << testing::Describe(r);
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kAddSpecialTokenUnset));
+  // The neighbours: a bos id inside the vocabulary, or bos not added.
+  EXPECT_TRUE(LacksRule(Check(Bpe("llama-bpe").Set("tokenizer.ggml.bos_token_id", GgufValue::U32(3)).Build()),
+                        RuleId::kAddSpecialTokenUnset));
+  TinyModel no_add = Bpe("llama-bpe");
+  no_add.Set("tokenizer.ggml.add_bos_token", GgufValue::Bool(false));
+  EXPECT_TRUE(LacksRule(Check(no_add.Build()), RuleId::kAddSpecialTokenUnset));
+  EXPECT_TRUE(LacksRule(Check(Bpe("gpt-2").Build()), RuleId::kAddSpecialTokenUnset));  // adds nothing
+  // An id outside the vocabulary is ignored by the loader: still none.
+  TinyModel outside = Bpe("llama-bpe");
+  outside.Set("tokenizer.ggml.bos_token_id", GgufValue::U32(99));
+  BuiltFile g = outside.Build();
+  EXPECT_TRUE(HasFinding(Check(g), RuleId::kAddSpecialTokenUnset,
+                         outside.Kv(g, "tokenizer.ggml.bos_token_id").payload));
+  // The file's add flag: eos added, no eos id.
+  TinyModel eos = Bpe("gpt-2");
+  eos.Set("tokenizer.ggml.add_eos_token", GgufValue::Bool(true));
+  BuiltFile h = eos.Build();
+  EXPECT_TRUE(HasFinding(Check(h), RuleId::kAddSpecialTokenUnset, eos.Kv(h, "tokenizer.ggml.add_eos_token").payload));
+  // glm4 has no default bos; Gemma 4 always adds bos.
+  TinyModel glm = Bpe("glm4");
+  glm.Set("tokenizer.ggml.add_bos_token", GgufValue::Bool(true)).Set("tokenizer.ggml.bos_token_id",
+                                                                      GgufValue::U32(99));
+  EXPECT_FALSE(LacksRule(Check(glm.Build()), RuleId::kAddSpecialTokenUnset));
+  TinyModel gemma = Bpe("");
+  gemma.Set("tokenizer.ggml.model", GgufValue::Str("gemma4")).Set("tokenizer.ggml.add_bos_token",
+                                                                   GgufValue::Bool(false));
+  EXPECT_FALSE(LacksRule(Check(gemma.Build()), RuleId::kAddSpecialTokenUnset));
+  gemma.Set("tokenizer.ggml.bos_token_id", GgufValue::U32(1));
+  EXPECT_TRUE(LacksRule(Check(gemma.Build()), RuleId::kAddSpecialTokenUnset));
+  // SentencePiece adds bos, default 1: a token of 7.
+  TinyModel spm = MakeTinyModel();
+  spm.Erase("tokenizer.ggml.bos_token_id");
+  EXPECT_TRUE(LacksRule(Check(spm.Build()), RuleId::kAddSpecialTokenUnset));
+}
+
+}  // namespace
+}  // namespace ggufguard

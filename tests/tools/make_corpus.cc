@@ -572,6 +572,17 @@ std::map<RuleId, Reproducer> Reproducers() {
   // Checked with check_merges = true (the strict policy's setting).
   add(RuleId::kMergeNotTokens, vocab({"a", "b", "ab"}).AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a c"})));
   add(RuleId::kByteTokenFormat, vocab({"<0x0A>", "<0xZZ>"}).AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({6, 6})));
+  auto bpe = [&](std::string_view model, std::string_view pre) {
+    GgufBuilder b = arch("ggufguard-corpus");
+    b.AddKv("tokenizer.ggml.model", GgufValue::Str(std::string(model)))
+        .AddKv("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)))
+        .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"a", "b", "ab"}))
+        .AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a b"}));
+    return b;
+  };
+  add(RuleId::kUnknownTokenizerModel, bpe("deepseek_coder", "deepseek-coder"));
+  add(RuleId::kUnknownPreTokenizer, bpe("gpt2", "stablelm"));
+  add(RuleId::kAddSpecialTokenUnset, bpe("gpt2", "llama-bpe"));  // adds bos; gpt2's default 11 is no token
 
   // 8xxx chat templates
   auto chat = [&](std::string_view tmpl) {

@@ -96,6 +96,9 @@ class RuleReporter {
 void CheckKnownKeys(RuleContext& ctx, const KeyIndex& keys);
 // 7xxx: the vocabulary arrays, special token ids, byte tokens, merges.
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys);
+// 7006-7008: what llama.cpp's vocabulary loader refuses before reading a
+// token (vocab_load_rules.cc). Called by CheckTokenizer.
+void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys);
 // 8xxx: every tokenizer.chat_template* value, through AnalyseChatTemplate
 // under the policy's limits. Also fills the report's template list (digest,
 // roots, folded names) from the same analysis, so that no renderer analyses

@@ -305,6 +305,7 @@ void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
   if (std::optional<uint64_t> n_vocab = VocabularySize(keys)) CheckSpecialTokenIds(ctx, keys, *n_vocab);
   if (tokens.has_value() && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
   if (tokens.has_value()) CheckDuplicateTokens(ctx, keys, *tokens_kv, *tokens);
+  CheckVocabularyLoad(ctx, keys);
 }
 
 }  // namespace ggufguard

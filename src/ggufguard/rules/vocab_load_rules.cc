@@ -1,0 +1,176 @@
+// 7006-7008: what llama.cpp's vocabulary loader (llama_vocab::impl::load,
+// src/llama-vocab.cpp) refuses before it has read a token: a vocabulary
+// model it does not know, a BPE pre-tokenizer it does not know, and a
+// special token it is told to add to every prompt that resolves to no id.
+// Each throws, so llama.cpp cannot load the file at all. The names come from
+// the generated vocab_tables.inc (scripts/gen_vocab_tables.py); the defaults
+// below are the loader's, read at the commit the table names.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "ggufguard/base/sv.h"
+#include "ggufguard/base/text.h"
+#include "ggufguard/rules/key_groups.h"
+#include "ggufguard/rules/rules.h"
+
+namespace ggufguard {
+namespace {
+
+struct LlamaTokenizerModel {
+  std::string_view name;
+  std::string_view vocab_type;  // "spm", "wpm", "bpe", "ugm", "rwkv", "plamo2", "none"
+  bool reads_pre;               // a BPE vocabulary that takes tokenizer.ggml.pre from the file
+};
+
+#include "ggufguard/rules/vocab_tables.inc"
+
+const LlamaTokenizerModel* FindModel(std::string_view name) {
+  for (const LlamaTokenizerModel& m : kLlamaTokenizerModels) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+bool KnownPreTokenizer(std::string_view name) {
+  return std::binary_search(std::begin(kLlamaPreTokenizers), std::end(kLlamaPreTokenizers), name);
+}
+
+// A string value, or nullopt for another type (GG4004's business: the
+// loader's get_key throws on it).
+std::optional<std::string_view> StringOf(const KeyValue* kv) {
+  if (kv == nullptr || kv->type() != ValueType::kString) return std::nullopt;
+  return kv->value().AsString();
+}
+
+constexpr int64_t kNull = -1;  // LLAMA_TOKEN_NULL
+
+// One of the three tokens the loader may add to every prompt.
+struct AddedToken {
+  std::string_view name;      // "bos", "eos", "sep"
+  int64_t default_id;         // the model type's default, before the file's keys
+  bool default_add;           // whether the model type adds it by default
+};
+
+// The defaults llama_vocab::impl::load sets per vocabulary type (and, for BPE,
+// per pre-tokenizer) before it reads tokenizer.ggml.{bos,eos,seperator}_token_id
+// and tokenizer.ggml.add_{bos,eos,sep}_token.
+std::array<AddedToken, 3> LoaderDefaults(std::string_view type, std::string_view pre) {
+  std::array<AddedToken, 3> t = {AddedToken{"bos", kNull, false}, AddedToken{"eos", kNull, false},
+                                 AddedToken{"sep", kNull, false}};
+  auto set = [&](int64_t bos, int64_t eos, int64_t sep) {
+    t[0].default_id = bos, t[1].default_id = eos, t[2].default_id = sep;
+  };
+  if (type == "spm") {
+    set(1, 2, kNull);
+    t[0].default_add = true;
+  } else if (type == "wpm") {
+    set(101, kNull, 102);
+    t[0].default_add = t[2].default_add = true;
+  } else if (type == "bpe") {
+    // gpt2's ids, except gemma4's, which come from the file only.
+    if (pre == "gemma4") {
+      set(kNull, kNull, kNull);
+    } else {
+      set(11, 11, kNull);
+    }
+    static constexpr std::string_view kAddsBos[] = {"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1",
+                                                    "pixtral", "midm-2.0", "lfm2", "jina-v5-nano", "tekken",
+                                                    "chameleon"};
+    static constexpr std::string_view kAddsSep[] = {"jina-v1-en", "jina-v2-code", "roberta-bpe"};
+    t[0].default_add = std::find(std::begin(kAddsBos), std::end(kAddsBos), pre) != std::end(kAddsBos);
+    t[2].default_add = std::find(std::begin(kAddsSep), std::end(kAddsSep), pre) != std::end(kAddsSep);
+    if (pre == "glm4" || pre == "chatglm-bpe") t[0].default_id = kNull;
+  } else if (type == "ugm") {
+    set(kNull, 1, kNull);
+    t[1].default_add = true;
+  } else if (type == "plamo2") {
+    set(1, 2, kNull);
+  }
+  return t;  // rwkv: none of them
+}
+
+void CheckAddedTokens(RuleContext& ctx, const KeyIndex& keys, const LlamaTokenizerModel& model, std::string_view pre,
+                      uint64_t n_tokens) {
+  const std::array<AddedToken, 3> tokens = LoaderDefaults(model.vocab_type, pre);
+  static constexpr std::string_view kIdKey[] = {"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+                                                "tokenizer.ggml.seperator_token_id"};
+  static constexpr std::string_view kAddKey[] = {"tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token",
+                                                 "tokenizer.ggml.add_sep_token"};
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    // A default outside the vocabulary is disabled; the file's id replaces
+    // it only when inside (else the loader warns and keeps the default).
+    int64_t id = tokens[i].default_id;
+    if (id >= 0 && static_cast<uint64_t>(id) >= n_tokens) id = kNull;
+    const KeyValue* id_kv = keys.Find(kIdKey[i]);
+    if (id_kv != nullptr && id_kv->type() == ValueType::kUint32) {
+      const uint64_t file_id = *id_kv->value().AsUnsigned();
+      if (file_id < n_tokens) id = static_cast<int64_t>(file_id);
+    } else if (id_kv != nullptr) {
+      continue;  // get_key refuses another type: GG4004
+    }
+    bool add = tokens[i].default_add;
+    const KeyValue* add_kv = keys.Find(kAddKey[i]);
+    if (add_kv != nullptr && add_kv->type() == ValueType::kBool) {
+      add = *add_kv->value().AsUnsigned() != 0;
+    } else if (add_kv != nullptr) {
+      continue;  // GG4004
+    }
+    // Gemma 4's pre-tokenizer forces add_bos (llama.cpp #21500).
+    if (i == 0 && pre == "gemma4") add = true;
+    if (!add || id != kNull) continue;
+    const uint64_t at = add_kv != nullptr ? add_kv->value().offset
+                        : id_kv != nullptr ? id_kv->value().offset
+                                           : keys.Find("tokenizer.ggml.model")->value().offset;
+    ctx.sink.Add(RuleId::kAddSpecialTokenUnset, at,
+                 absl::StrCat(Sv(tokens[i].name), " is added to every prompt (",
+                              add_kv != nullptr ? absl::StrCat(Sv(kAddKey[i]), " is true")
+                                                : absl::StrCat("the default of a '", Sv(model.name), "' vocabulary",
+                                                               pre.empty() ? "" : absl::StrCat(" with pre '",
+                                                                                               EscapeForDisplay(pre), "'")),
+                              "), but its id resolves to none: ",
+                              id_kv != nullptr ? absl::StrCat(Sv(kIdKey[i]), " is outside the ", n_tokens, " tokens")
+                                               : absl::StrCat(Sv(kIdKey[i]), " is absent and the default is not a token"),
+                              "; llama.cpp's vocabulary loader throws"));
+  }
+}
+
+}  // namespace
+
+void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* model_kv = keys.Find("tokenizer.ggml.model");
+  const std::optional<std::string_view> name = StringOf(model_kv);
+  if (!name) return;  // absent: GG4008 where a model needs one; another type: GG4004
+  const LlamaTokenizerModel* model = FindModel(*name);
+  if (model == nullptr) {
+    ctx.sink.Add(RuleId::kUnknownTokenizerModel, model_kv->value().offset,
+                 absl::StrCat("tokenizer.ggml.model '", EscapeForDisplay(*name),
+                              "' is no vocabulary llama.cpp loads (it throws \"unknown tokenizer\"); it knows ",
+                              std::size(kLlamaTokenizerModels), " names, llama.cpp ", Sv(kVocabTablesCommit.substr(0, 12))));
+    return;
+  }
+  if (model->vocab_type == "none") return;
+  std::string_view pre;
+  const KeyValue* pre_kv = keys.Find("tokenizer.ggml.pre");
+  if (model->reads_pre) {
+    if (pre_kv != nullptr && pre_kv->type() != ValueType::kString) return;  // GG4004
+    pre = pre_kv != nullptr ? pre_kv->value().AsString() : std::string_view();
+    if (!pre.empty() && pre != "default" && !KnownPreTokenizer(pre)) {
+      ctx.sink.Add(RuleId::kUnknownPreTokenizer, pre_kv->value().offset,
+                   absl::StrCat("tokenizer.ggml.pre '", EscapeForDisplay(pre), "' is no pre-tokenizer llama.cpp knows for a '",
+                                Sv(model->name), "' vocabulary (it throws \"unknown pre-tokenizer type\"); llama.cpp ",
+                                Sv(kVocabTablesCommit.substr(0, 12)), " knows ", std::size(kLlamaPreTokenizers)));
+      return;
+    }
+  } else if (model->name == "gemma4") {
+    pre = "gemma4";  // the loader sets it whatever the file says
+  }
+  const KeyValue* tokens_kv = keys.Find(kTokenArrayKey);
+  if (tokens_kv == nullptr || tokens_kv->type() != ValueType::kArray) return;  // the loader throws: GG4008/GG4004
+  const uint64_t n_tokens = static_cast<uint32_t>(tokens_kv->value().array.count);  // read as a uint32_t
+  CheckAddedTokens(ctx, keys, *model, pre, n_tokens);
+}
+
+}  // namespace ggufguard
