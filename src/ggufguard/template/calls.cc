@@ -258,6 +258,7 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     return Data(kOther);
   }
   if (m == "format") return FormatMethod(obj, e, args, id);
+  if (m == "format_map") return FormatMap(obj, a0, id);
   if (m == "join" && a0) {
     if (IsExactStr(obj) && a0->items_exact && !a0->items_numbers) {
       return MapStrings(obj, [&](const std::string& sep) { return JoinItems(a0->items, sep, kMaxStringBytes); });
@@ -425,6 +426,25 @@ Value Interpreter::FormatMethod(const Value& fmt, const Expr& e, const std::vect
     if (a.name.empty()) positional.push_back(args[i]);
     else named.push_back({a.name, args[i]});
   }
+  return FormatFields(fmt, positional, named, args, id);
+}
+
+// str.format_map(mapping) is str.format(**mapping): the same fields, walked
+// the same way ('{m.__class__}' reaches an attribute), named by a dict
+// literal's keys when the mapping is one.
+Value Interpreter::FormatMap(const Value& fmt, const Value* mapping, NodeId id) {
+  std::vector<std::pair<std::string_view, Value>> named;
+  if (mapping && mapping->keyed) {
+    for (const Field& f : mapping->fields) named.push_back({f.key, f.value});
+  }
+  std::vector<Value> args;
+  if (mapping) args.push_back(*mapping);
+  return FormatFields(fmt, {}, named, args, id);
+}
+
+Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& positional,
+                                const std::vector<std::pair<std::string_view, Value>>& named,
+                                const std::vector<Value>& args, NodeId id) {
   if (!IsExactStr(fmt)) {
     if (fmt.origin != Origin::kData) {
       Emit(Kind::kComputedName, Begin(id), absl::StrCat(ExprText(id), ": a format string computed at render time"));
@@ -572,7 +592,13 @@ Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
     std::vector<std::string> s;
     if (ExactStrings(base, &s)) return MapStrings(base, [](const std::string& x) { return x; });
     if (base.origin == Origin::kRoot) return Computed(kStr);  // an object's repr
-    return Derived(base, kStr);
+    Value v = Derived(base, kStr);
+    // A container's repr or JSON: Python spelled its quotes, brackets and
+    // layout, so characters picked out of it at computed places are the
+    // template's letters, not the request's ('_' of 'tool_calls' found
+    // and sliced out to build '__class__').
+    if (base.mask & kOther) v.spelled = true;
+    return v;
   }
   if (f == "lower") return MapStrings(base, [](const std::string& s) { return ToLower(s); });
   if (f == "upper") return MapStrings(base, [](const std::string& s) { return ToUpper(s); });
