@@ -120,6 +120,13 @@ TEST(TemplateInterpreterTest, AMacroReadsGlobalsSetAfterItsDefinition) {
   EXPECT_TRUE(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% set k = 'content' %}{{ f(m) }}").issues.empty());
 }
 
+TEST(TemplateInterpreterTest, AnUnmodelledFilterIsDerivedFromItsInput) {
+  // Unknown to Jinja2 (no_such) or known but not modelled (min): one rule.
+  EXPECT_TRUE(Has(Interpret("{{ m[lipsum|no_such] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m[lipsum|min] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Interpret("{{ m[m.role|no_such] }}{{ m[m.role|min] }}").issues.empty());
+}
+
 TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
   std::string src;
   for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";

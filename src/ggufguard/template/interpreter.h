@@ -230,6 +230,8 @@ class Interpreter {
   // --- filters ---
 
   Value EvalFilter(const Expr& e, NodeId id, const Value& base);
+  Value FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args);
+  static Value UnmodelledFilter(const Value& base);
 
   struct Loop {
     std::vector<std::string_view> targets;
