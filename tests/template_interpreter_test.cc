@@ -116,6 +116,10 @@ TEST(TemplateInterpreterTest, AMacroReadsGlobalsSetAfterItsDefinition) {
   EXPECT_FALSE(Has(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% for i in l %}{% set k = '__class__' %}"
                              "{{ f(m) }}{% endfor %}"),
                    TemplateIssueKind::kDunderAccess));
+  // A macro defined in a loop sees that loop's later sets (Jinja2 raises SecurityError).
+  EXPECT_TRUE(Has(Interpret("{% for m in l %}{% macro f() %}{{ m[k] }}{% endmacro %}{% set k = '__class__' %}"
+                            "{{ f() }}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
   // The benign neighbour: field names set after the macro.
   EXPECT_TRUE(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% set k = 'content' %}{{ f(m) }}").issues.empty());
 }

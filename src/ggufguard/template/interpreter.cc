@@ -253,7 +253,7 @@ void Interpreter::Statement(NodeId id) {
       m.macro = id;
       Assign(std::string(s.name), std::move(m));
       AnalyseMacroBody(id, nullptr);
-      if (current_macro_ == kNoNode) macro_defined_ = true;
+      if (current_macro_ == kNoNode) macro_loop_depth_ = std::max(macro_loop_depth_, static_cast<int>(loops_.size()));
       break;
     }
     case StmtKind::kCallBlock: {
@@ -647,14 +647,15 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   loops_ = std::move(saved_loops);
 }
 
-// A top-level set (not in a macro or a loop, whose sets a macro does not
-// see) after a macro's definition: the definition-time analysis of the body
-// read the name as it was then, but Jinja2 resolves it when the macro is
-// called (`{% macro f(m) %}{{ m[k] }}{% endmacro %}{% set k = '__class__'
-// %}{{ f(x) }}`). Each value is joined in; one entry per set statement at
-// most, each join bounded by the lattice.
+// A set outside macros after a macro's definition: the definition-time
+// analysis of the body read the name as it was then, but Jinja2 resolves it
+// when the macro is called (`{% macro f(m) %}{{ m[k] }}{% endmacro %}{% set
+// k = '__class__' %}{{ f(x) }}`). A macro sees the sets of the loop it was
+// defined in and of the enclosing ones, not those of a loop inside that
+// (Jinja2 renders a top-level macro whose loop sets k). Each value is joined
+// in; one entry per set statement at most, each join bounded by the lattice.
 void Interpreter::NoteLateGlobal(NodeId target) {
-  if (!macro_defined_ || current_macro_ != kNoNode || !loops_.empty()) return;
+  if (current_macro_ != kNoNode || static_cast<int>(loops_.size()) > macro_loop_depth_) return;
   std::vector<std::string_view> names;
   CollectTargetNames(target, &names);
   for (std::string_view name : names) {

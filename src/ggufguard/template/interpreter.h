@@ -268,9 +268,11 @@ class Interpreter {
   std::vector<Edge> edges_;
   std::vector<Loop> loops_;
   NodeId current_macro_ = kNoNode;
-  // Top-level names set after a macro was defined, each joined over every
-  // value it was set to there (a macro reads the one at its call site).
-  bool macro_defined_ = false;
+  // Names set outside macros after a macro was defined, each joined over
+  // every value it was set to (a macro reads the one at its call site);
+  // macro_loop_depth_: the deepest loop a macro was defined in so far (-1:
+  // none yet), as a macro sees its own loop's sets and the enclosing ones.
+  int macro_loop_depth_ = -1;
   absl::flat_hash_map<std::string, Value> late_globals_;
   NodeId calling_ = kNoNode;
   int cond_depth_ = 0;
