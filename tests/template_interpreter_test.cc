@@ -82,6 +82,55 @@ TEST(TemplateInterpreterTest, AMixedListKeepsItsLiterals) {
   EXPECT_TRUE(Interpret("{% for k in ['content', m.role] %}{{ m[k] }}{% endfor %}").issues.empty());
 }
 
+TEST(TemplateInterpreterTest, FormatMapWalksItsFieldsAsFormatDoes) {
+  // tests/data/chat_templates/attack/format_map_field.jinja, format_map_name.jinja
+  EXPECT_TRUE(Has(Interpret("{{ '{m.__class__}'.format_map({'m': m}) }}"), TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{% set n = '{u}{u}class{u}{u}'.format_map({'u': '_'}) %}{{ m[n] }}"),
+                  TemplateIssueKind::kDunderAccess));
+  // A format string not folded is judged as str.format's is.
+  EXPECT_TRUE(Has(Interpret("{{ ('{m.' ~ x ~ '}').format_map({'m': m}) }}"), TemplateIssueKind::kComputedName));
+  // The benign neighbours: the request's own fields, a dict literal of safe names.
+  EXPECT_TRUE(Interpret("{{ '{role}: {content}'.format_map(m) }}{{ m['{k}'.format_map({'k': 'role'})] }}").issues.empty());
+}
+
+TEST(TemplateInterpreterTest, LettersPickedFromAReprAreTheTemplates) {
+  // tests/data/chat_templates/attack/string_repr_letters.jinja
+  EXPECT_TRUE(Has(Interpret("{% set s = messages|string %}{% set u = s[s.find('_')] %}{{ m[u ~ u ~ 'x'] }}"),
+                  TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{% set s = messages|tojson %}{{ m[s[s.find('_')] ~ s[s.find('c')]] }}"),
+                  TemplateIssueKind::kComputedName));
+  // The benign neighbours: the repr printed or measured, a request name used as is.
+  EXPECT_TRUE(Interpret("{% set s = tools|tojson %}{{ s[:200] }}{{ s|length }}{{ m[m.role] }}").issues.empty());
+}
+
+TEST(TemplateInterpreterTest, AMacroReadsGlobalsSetAfterItsDefinition) {
+  // tests/data/chat_templates/attack/late_bound_macro_global.jinja
+  EXPECT_TRUE(Has(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% set k = '__class__' %}{{ f(m) }}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% set k = 'role' %}{{ f(m) }}"
+                            "{% if y %}{% set k = '__cla' ~ 'ss__' %}{% endif %}{{ f(m) }}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Has(Interpret("{% macro f(x) %}{{ x[a] }}{% endmacro %}{% set a = lipsum|string %}{{ f(m) }}"),
+                  TemplateIssueKind::kComputedName));
+  // A set inside a loop is the loop's: a macro never sees it (Jinja2 renders this).
+  EXPECT_FALSE(Has(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% for i in l %}{% set k = '__class__' %}"
+                             "{{ f(m) }}{% endfor %}"),
+                   TemplateIssueKind::kDunderAccess));
+  // A macro defined in a loop sees that loop's later sets (Jinja2 raises SecurityError).
+  EXPECT_TRUE(Has(Interpret("{% for m in l %}{% macro f() %}{{ m[k] }}{% endmacro %}{% set k = '__class__' %}"
+                            "{{ f() }}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+  // The benign neighbour: field names set after the macro.
+  EXPECT_TRUE(Interpret("{% macro f(x) %}{{ x[k] }}{% endmacro %}{% set k = 'content' %}{{ f(m) }}").issues.empty());
+}
+
+TEST(TemplateInterpreterTest, AnUnmodelledFilterIsDerivedFromItsInput) {
+  // Unknown to Jinja2 (no_such) or known but not modelled (min): one rule.
+  EXPECT_TRUE(Has(Interpret("{{ m[lipsum|no_such] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m[lipsum|min] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Interpret("{{ m[m.role|no_such] }}{{ m[m.role|min] }}").issues.empty());
+}
+
 TEST(TemplateInterpreterTest, IssuesAreCappedAndDeduplicated) {
   std::string src;
   for (int i = 0; i < 100; ++i) src += "{{ m.__class__ }}";

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <string_view>
+
 namespace ggufguard::jinja::analysis {
 namespace {
 
@@ -30,6 +33,27 @@ TEST(TemplateObjectModelTest, DunderLikeNames) {
   EXPECT_FALSE(IsDunderLike("___"));
   EXPECT_FALSE(IsDunderLike("_x"));
   EXPECT_FALSE(IsDunderLike("class"));
+}
+
+TEST(TemplateObjectModelTest, EveryJinja2FilterHasOneRow) {
+  // jinja2.filters.FILTERS in Jinja2 3.1 (Debian 12's python3-jinja2), and
+  // transformers' tojson, which has the same name.
+  constexpr std::string_view kJinja2Filters[] = {
+      "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape",
+      "filesizeformat", "first", "float", "forceescape", "format", "groupby", "indent", "int", "items", "join",
+      "last", "length", "list", "lower", "map", "max", "min", "pprint", "random", "reject", "rejectattr",
+      "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort", "string", "striptags",
+      "sum", "title", "tojson", "trim", "truncate", "unique", "upper", "urlencode", "urlize", "wordcount",
+      "wordwrap", "xmlattr"};
+  for (std::string_view f : kJinja2Filters) {
+    ASSERT_NE(FindFilter(f), nullptr) << f;
+    EXPECT_EQ(FindFilter(f)->name, f);
+  }
+  EXPECT_EQ(std::size(kFilters), std::size(kJinja2Filters));  // no row for a filter Jinja2 lacks, none twice
+  EXPECT_EQ(FindFilter("no_such_filter"), nullptr);
+  EXPECT_EQ(FindFilter("attr")->result, FilterResult::kAttribute);
+  EXPECT_EQ(FindFilter("string")->result, FilterResult::kPrintedForm);
+  EXPECT_EQ(FindFilter("join")->result, FilterResult::kFoldedString);
 }
 
 TEST(TemplateObjectModelTest, TablesHoldWhatTheAnalyserRelyOn) {

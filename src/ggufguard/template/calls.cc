@@ -258,6 +258,7 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     return Data(kOther);
   }
   if (m == "format") return FormatMethod(obj, e, args, id);
+  if (m == "format_map") return FormatMap(obj, a0, id);
   if (m == "join" && a0) {
     if (IsExactStr(obj) && a0->items_exact && !a0->items_numbers) {
       return MapStrings(obj, [&](const std::string& sep) { return JoinItems(a0->items, sep, kMaxStringBytes); });
@@ -425,6 +426,25 @@ Value Interpreter::FormatMethod(const Value& fmt, const Expr& e, const std::vect
     if (a.name.empty()) positional.push_back(args[i]);
     else named.push_back({a.name, args[i]});
   }
+  return FormatFields(fmt, positional, named, args, id);
+}
+
+// str.format_map(mapping) is str.format(**mapping): the same fields, walked
+// the same way ('{m.__class__}' reaches an attribute), named by a dict
+// literal's keys when the mapping is one.
+Value Interpreter::FormatMap(const Value& fmt, const Value* mapping, NodeId id) {
+  std::vector<std::pair<std::string_view, Value>> named;
+  if (mapping && mapping->keyed) {
+    for (const Field& f : mapping->fields) named.push_back({f.key, f.value});
+  }
+  std::vector<Value> args;
+  if (mapping) args.push_back(*mapping);
+  return FormatFields(fmt, {}, named, args, id);
+}
+
+Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& positional,
+                                const std::vector<std::pair<std::string_view, Value>>& named,
+                                const std::vector<Value>& args, NodeId id) {
   if (!IsExactStr(fmt)) {
     if (fmt.origin != Origin::kData) {
       Emit(Kind::kComputedName, Begin(id), absl::StrCat(ExprText(id), ": a format string computed at render time"));
@@ -541,12 +561,15 @@ void Interpreter::lexer_append_utf8(std::string* out, uint32_t cp) {
   }
 }
 
+// What a filter returns: its row in the object model's table (kFilters)
+// decides how; name checks on its arguments come first, for every filter.
 Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
   const std::vector<Value> args = EvalArgs(e);
   const std::string_view f = e.name;
   const Value* a0 = args.empty() ? nullptr : &args[0];
   auto name_arg = [&](size_t index, std::string_view kw) -> NodeId { return ArgExpr(e, index, kw); };
-  if (f == "attr") {
+  const FilterRule* rule = FindFilter(f);
+  if (rule && rule->result == FilterResult::kAttribute) {
     Emit(Kind::kAttrFilter, e.name_at, ExprText(id));
     if (a0) return Attribute(base, *a0, id, e.a, /*attribute=*/true);
     return Computed();
@@ -561,19 +584,71 @@ Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
       Emit(Kind::kComputedName, e.begin, absl::StrCat(ExprText(id), ": a filter name computed at render time"));
     }
   }
-  for (std::string_view kw : {"attribute"}) {
-    if (const Value* path = ArgValue(e, args, SIZE_MAX, kw)) CheckAttributePath(*path, ElementOf(base), name_arg(SIZE_MAX, kw));
+  if (const Value* path = ArgValue(e, args, SIZE_MAX, "attribute")) {
+    CheckAttributePath(*path, ElementOf(base), name_arg(SIZE_MAX, "attribute"));
   }
   if (f == "selectattr" || f == "rejectattr" || f == "groupby") {
     if (const Value* path = ArgValue(e, args, 0, "")) CheckAttributePath(*path, ElementOf(base), name_arg(0, ""));
   }
-  if (f == "string" || f == "tojson" || f == "pprint" || f == "e" || f == "escape" || f == "safe" ||
-      f == "forceescape") {
-    std::vector<std::string> s;
-    if (ExactStrings(base, &s)) return MapStrings(base, [](const std::string& x) { return x; });
-    if (base.origin == Origin::kRoot) return Computed(kStr);  // an object's repr
-    return Derived(base, kStr);
+  if (rule == nullptr) return UnmodelledFilter(base);
+  switch (rule->result) {
+    case FilterResult::kAttribute:  // above
+    case FilterResult::kDerived:
+      return UnmodelledFilter(base);
+    case FilterResult::kPrintedForm: {
+      std::vector<std::string> s;
+      if (ExactStrings(base, &s)) return MapStrings(base, [](const std::string& x) { return x; });
+      if (base.origin == Origin::kRoot) return Computed(kStr);  // an object's repr
+      Value v = Derived(base, kStr);
+      // A container's repr or JSON: Python spelled its quotes, brackets and
+      // layout, so characters picked out of it at computed places are the
+      // template's letters, not the request's ('_' of 'tool_calls' found
+      // and sliced out to build '__class__').
+      if (base.mask & kOther) v.spelled = true;
+      return v;
+    }
+    case FilterResult::kFoldedString:
+      return FoldedStringFilter(e, id, base, args);
+    case FilterResult::kDerivedString:
+      return Derived(base, kStr);
+    case FilterResult::kNumber:
+      if (f == "length" || f == "count") {
+        if (IsExactStr(base) && base.strs.size() == 1) return Num(static_cast<double>(base.strs[0].size()));
+        if (base.items_exact) return Num(static_cast<double>(base.items.size()));
+      }
+      return Derived(base, kNum);
+    case FilterResult::kMembers: {
+      // They pick and reorder members; map with a filter name makes new ones.
+      const Value* mapped = f == "map" ? ArgValue(e, args, 0, "") : nullptr;
+      Value v = mapped ? Derived(base, kOther) : Members(base);
+      if (base.items_exact && (f == "unique" || f == "sort")) {
+        v = base;
+        if (f == "sort") std::sort(v.items.begin(), v.items.end());
+      }
+      return v;
+    }
+    case FilterResult::kGroups:
+      CheckCount(ExactOr(a0, 0), id, f == "batch" ? "batches" : "slices");
+      return Derived(base, kOther);
+    case FilterResult::kDefault:
+      return a0 ? Join(base, *a0) : base;
   }
+  return UnmodelledFilter(base);
+}
+
+// A filter this analysis does not model, Jinja2's or not (Jinja2 refuses
+// an unknown one when it compiles the template): derived from its input,
+// and template-made when the input is a root (it may print the object).
+Value Interpreter::UnmodelledFilter(const Value& base) {
+  Value v = Derived(base);
+  if (base.origin == Origin::kRoot) v = Computed();
+  return v;
+}
+
+// The string functions of kFoldedString, folded on exact strings.
+Value Interpreter::FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args) {
+  const std::string_view f = e.name;
+  const Value* a0 = args.empty() ? nullptr : &args[0];
   if (f == "lower") return MapStrings(base, [](const std::string& s) { return ToLower(s); });
   if (f == "upper") return MapStrings(base, [](const std::string& s) { return ToUpper(s); });
   if (f == "title") return MapStrings(base, [](const std::string& s) { return Title(s); });
@@ -590,7 +665,8 @@ Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
     }
     return MapStrings(base, [](const std::string& s) { return Reverse(s); });
   }
-  if (f == "replace" && args.size() >= 2) {
+  if (f == "replace") {
+    if (args.size() < 2) return UnmodelledFilter(base);
     if (IsExactStr(args[0]) && IsExactStr(args[1]) && args[0].strs.size() == 1 && args[1].strs.size() == 1) {
       const long long count = static_cast<long long>(ExactOr(args.size() > 2 ? &args[2] : nullptr, -1));
       return MapStrings(base, [&](const std::string& s) { return Replace(s, args[0].strs[0], args[1].strs[0], count, kMaxStringBytes); });
@@ -603,13 +679,6 @@ Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
     if (f == "center" && w <= kMaxStringBytes) {
       return MapStrings(base, [&](const std::string& s) { return Pad(s, static_cast<size_t>(std::max(w, 0.0)), ' ', '^'); });
     }
-    return Derived(base, kStr);
-  }
-  if (f == "batch" || f == "slice") {
-    CheckCount(ExactOr(a0, 0), id, f == "batch" ? "batches" : "slices");
-    return Derived(base, kOther);
-  }
-  if (f == "wordwrap" || f == "truncate") {
     return Derived(base, kStr);
   }
   if (f == "format") return Format(base, args, id, /*percent=*/false);
@@ -658,29 +727,7 @@ Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
     }
     return ElementOf(base);
   }
-  if (f == "default" || f == "d") return a0 ? Join(base, *a0) : base;
-  if (f == "length" || f == "count" || f == "wordcount" || f == "int" || f == "float" || f == "abs" ||
-      f == "round" || f == "sum" || f == "filesizeformat") {
-    if (f == "length" || f == "count") {
-      if (IsExactStr(base) && base.strs.size() == 1) return Num(static_cast<double>(base.strs[0].size()));
-      if (base.items_exact) return Num(static_cast<double>(base.items.size()));
-    }
-    return Derived(base, kNum);
-  }
-  if (f == "unique" || f == "sort" || f == "dictsort" || f == "items" || f == "map" || f == "select" ||
-      f == "reject" || f == "selectattr" || f == "rejectattr" || f == "groupby") {
-    // They pick and reorder members; map with a filter name makes new ones.
-    const Value* mapped = f == "map" ? ArgValue(e, args, 0, "") : nullptr;
-    Value v = mapped ? Derived(base, kOther) : Members(base);
-    if (base.items_exact && (f == "unique" || f == "sort")) {
-      v = base;
-      if (f == "sort") std::sort(v.items.begin(), v.items.end());
-    }
-    return v;
-  }
-  Value v = Derived(base);
-  if (base.origin == Origin::kRoot) v = Computed();
-  return v;
+  return UnmodelledFilter(base);  // a row of kFilters this function does not fold
 }
 
 }  // namespace ggufguard::jinja::analysis

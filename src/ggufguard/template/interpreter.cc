@@ -31,6 +31,7 @@ Interpreter::Interpreter(const Program& p, std::string_view src, const TemplateS
 
 void Interpreter::Run() {
   Walk(p_.top);
+  AnalyseMacrosWithLateGlobals();
   // Macros whose call sites pass something other than plain data are
   // analysed again with what they receive (a root, a constant name).
   for (int round = 0; round < kMacroRounds; ++round) {
@@ -252,6 +253,7 @@ void Interpreter::Statement(NodeId id) {
       m.macro = id;
       Assign(std::string(s.name), std::move(m));
       AnalyseMacroBody(id, nullptr);
+      if (current_macro_ == kNoNode) macro_loop_depth_ = std::max(macro_loop_depth_, static_cast<int>(loops_.size()));
       break;
     }
     case StmtKind::kCallBlock: {
@@ -273,6 +275,7 @@ void Interpreter::Statement(NodeId id) {
       Value v = Eval(s.b);
       CheckDoubling(s);
       AssignTarget(s.a, std::move(v), s.b);
+      NoteLateGlobal(s.a);
       // `{% set b = a %}` makes b the same list as a: a mutation through
       // either changes both (Mutate widens every alias).
       const std::string to = SlotOf(s.a), from = SlotOf(s.b);
@@ -284,6 +287,7 @@ void Interpreter::Statement(NodeId id) {
       Walk(s.body);
       if (s.c != kNoNode) v = Eval(s.c, &v);
       AssignTarget(s.a, std::move(v), kNoNode);
+      NoteLateGlobal(s.a);
       break;
     }
     case StmtKind::kWith: {
@@ -641,6 +645,48 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   current_macro_ = saved_macro;
   cond_depth_ = saved_cond;
   loops_ = std::move(saved_loops);
+}
+
+// A set outside macros after a macro's definition: the definition-time
+// analysis of the body read the name as it was then, but Jinja2 resolves it
+// when the macro is called (`{% macro f(m) %}{{ m[k] }}{% endmacro %}{% set
+// k = '__class__' %}{{ f(x) }}`). A macro sees the sets of the loop it was
+// defined in and of the enclosing ones, not those of a loop inside that
+// (Jinja2 renders a top-level macro whose loop sets k). Each value is joined
+// in; one entry per set statement at most, each join bounded by the lattice.
+void Interpreter::NoteLateGlobal(NodeId target) {
+  if (current_macro_ != kNoNode || static_cast<int>(loops_.size()) > macro_loop_depth_) return;
+  std::vector<std::string_view> names;
+  CollectTargetNames(target, &names);
+  for (std::string_view name : names) {
+    const std::string key(name);
+    const Value* v = Lookup(key);
+    if (v == nullptr) continue;
+    auto [it, fresh] = late_globals_.try_emplace(key, *v);
+    if (!fresh) it->second = Join(it->second, *v);
+  }
+}
+
+// Once the top level has run, every macro body is analysed once more with
+// the late-bound globals holding every value they were set to, when one of
+// them may be more than chat data (a literal, a root, a template-made
+// value); plain data changes nothing the first analysis did not see.
+void Interpreter::AnalyseMacrosWithLateGlobals() {
+  const bool any = std::any_of(late_globals_.begin(), late_globals_.end(), [](const auto& g) {
+    return Spelled(g.second) || g.second.items_exact || g.second.origin != Origin::kData;
+  });
+  if (!any) return;
+  const JournalMark pos(this);
+  for (const auto& [name, v] : late_globals_) Assign(name, v);
+  for (size_t i = 0; i < p_.stmts.size() && budget_ > 0; ++i) {
+    if (p_.stmts[i].kind != StmtKind::kMacro) continue;
+    const NodeId macro = static_cast<NodeId>(i);
+    auto it = call_params_.find(macro);
+    std::vector<Value> params;
+    if (it != call_params_.end()) params = it->second;
+    AnalyseMacroBody(macro, it != call_params_.end() ? &params : nullptr);
+  }
+  RollbackLocals(pos);
 }
 
 // Call-site arguments, joined per parameter; a macro gets another look

@@ -147,6 +147,11 @@ class Interpreter {
 
   void RecordCall(NodeId macro, const Expr& call, const std::vector<Value>& args);
 
+  // Late-bound globals: a macro reads a free name when it is called, so a
+  // top-level set after a macro's definition reaches its body too.
+  void NoteLateGlobal(NodeId target);
+  void AnalyseMacrosWithLateGlobals();
+
   struct Edge {
     NodeId from, to;
     bool conditional;
@@ -213,12 +218,20 @@ class Interpreter {
   Value Format(const Value& fmt, std::vector<Value> args, NodeId id, bool percent);
 
   Value FormatMethod(const Value& fmt, const Expr& e, const std::vector<Value>& args, NodeId id);
+  Value FormatMap(const Value& fmt, const Value* mapping, NodeId id);
+  // str.format's fields over its arguments (`args`: all of them, for the
+  // result's origin).
+  Value FormatFields(const Value& fmt, const std::vector<Value>& positional,
+                     const std::vector<std::pair<std::string_view, Value>>& named, const std::vector<Value>& args,
+                     NodeId id);
 
   static void lexer_append_utf8(std::string* out, uint32_t cp);
 
   // --- filters ---
 
   Value EvalFilter(const Expr& e, NodeId id, const Value& base);
+  Value FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args);
+  static Value UnmodelledFilter(const Value& base);
 
   struct Loop {
     std::vector<std::string_view> targets;
@@ -255,6 +268,12 @@ class Interpreter {
   std::vector<Edge> edges_;
   std::vector<Loop> loops_;
   NodeId current_macro_ = kNoNode;
+  // Names set outside macros after a macro was defined, each joined over
+  // every value it was set to (a macro reads the one at its call site);
+  // macro_loop_depth_: the deepest loop a macro was defined in so far (-1:
+  // none yet), as a macro sees its own loop's sets and the enclosing ones.
+  int macro_loop_depth_ = -1;
+  absl::flat_hash_map<std::string, Value> late_globals_;
   NodeId calling_ = kNoNode;
   int cond_depth_ = 0;
   size_t emitted_ = 0;

@@ -7,12 +7,15 @@
 //     methods (what attribute syntax finds before a key);
 //   - the roots (objects beyond chat data) and the attributes of each that
 //     are safe to read;
-//   - attribute names only escapes use.
-// What a filter or method returns is in calls.cc (EvalFilter, Method).
+//   - attribute names only escapes use;
+//   - what each filter returns from what input (kFilters); a filter not in
+//     it is unknown (UnknownFilter in calls.cc, the one place for them).
+// What a method returns is in calls.cc (Method).
 #ifndef GGUFGUARD_TEMPLATE_OBJECT_MODEL_H_
 #define GGUFGUARD_TEMPLATE_OBJECT_MODEL_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <string_view>
 
@@ -56,6 +59,109 @@ inline constexpr std::string_view kLiteralMembers[] = {
     "items", "keys", "popitem", "setdefault", "update", "values", "real", "imag", "numerator", "denominator",
     "conjugate", "bit_length", "bit_count", "to_bytes", "from_bytes", "as_integer_ratio", "is_integer", "hex",
     "fromhex"};
+
+// What a filter returns, by what it does with its input. The interpreter
+// (EvalFilter) switches on this and nothing else to choose how a filter's
+// result is computed; the name then picks the string function.
+enum class FilterResult : uint8_t {
+  // The attribute its argument names: checked as a name, like `x[name]`.
+  // The filter itself is GG8004 (a computed attribute walk).
+  kAttribute,
+  // The input's printed form (str, repr, JSON, escaped): the input's own
+  // strings when they are exact, a template-made string for a root (an
+  // object's repr), and for a container Python's spelling, whose letters
+  // cut out and joined are template-made (can spell a name).
+  kPrintedForm,
+  // A string function, folded on exact strings (can spell a name:
+  // '_CLASS_'|lower, '{}'|format('__'), ['__', 'class']|join); on anything
+  // else a string derived from the input.
+  kFoldedString,
+  // A string derived from the input, never folded.
+  kDerivedString,
+  // A number from the input (exact for a literal's length).
+  kNumber,
+  // The input's members, picked or reordered (map with a filter name makes
+  // new ones from them); a literal list's stay exact for unique and sort.
+  kMembers,
+  // The input's members in groups; their count is checked (GG8014).
+  kGroups,
+  // The input, or the argument when the input is undefined.
+  kDefault,
+  // Known to Jinja2 but not modelled: derived from the input, as an
+  // unknown filter is.
+  kDerived,
+};
+
+struct FilterRule {
+  std::string_view name;
+  FilterResult result;
+};
+
+// Jinja2's built-in filters and transformers' tojson, top to bottom.
+inline constexpr FilterRule kFilters[] = {
+    {"attr", FilterResult::kAttribute},
+    {"string", FilterResult::kPrintedForm},
+    {"tojson", FilterResult::kPrintedForm},
+    {"pprint", FilterResult::kPrintedForm},
+    {"e", FilterResult::kPrintedForm},
+    {"escape", FilterResult::kPrintedForm},
+    {"forceescape", FilterResult::kPrintedForm},
+    {"safe", FilterResult::kPrintedForm},
+    {"lower", FilterResult::kFoldedString},
+    {"upper", FilterResult::kFoldedString},
+    {"title", FilterResult::kFoldedString},
+    {"capitalize", FilterResult::kFoldedString},
+    {"trim", FilterResult::kFoldedString},
+    {"reverse", FilterResult::kFoldedString},  // a literal list reversed stays exact
+    {"replace", FilterResult::kFoldedString},
+    {"center", FilterResult::kFoldedString},  // width checked (GG8014)
+    {"indent", FilterResult::kFoldedString},  // width checked (GG8014), never folded
+    {"format", FilterResult::kFoldedString},  // widths checked, fields folded
+    {"join", FilterResult::kFoldedString},
+    {"first", FilterResult::kFoldedString},   // a literal list's or string's first
+    {"last", FilterResult::kFoldedString},
+    {"list", FilterResult::kFoldedString},    // a string's characters
+    {"wordwrap", FilterResult::kDerivedString},
+    {"truncate", FilterResult::kDerivedString},
+    {"length", FilterResult::kNumber},
+    {"count", FilterResult::kNumber},
+    {"wordcount", FilterResult::kNumber},
+    {"int", FilterResult::kNumber},
+    {"float", FilterResult::kNumber},
+    {"abs", FilterResult::kNumber},
+    {"round", FilterResult::kNumber},
+    {"sum", FilterResult::kNumber},
+    {"filesizeformat", FilterResult::kNumber},
+    {"unique", FilterResult::kMembers},
+    {"sort", FilterResult::kMembers},
+    {"dictsort", FilterResult::kMembers},
+    {"items", FilterResult::kMembers},
+    {"map", FilterResult::kMembers},          // map('attr', name) is also GG8004
+    {"select", FilterResult::kMembers},
+    {"reject", FilterResult::kMembers},
+    {"selectattr", FilterResult::kMembers},   // its attribute path is checked
+    {"rejectattr", FilterResult::kMembers},
+    {"groupby", FilterResult::kMembers},
+    {"batch", FilterResult::kGroups},
+    {"slice", FilterResult::kGroups},
+    {"default", FilterResult::kDefault},
+    {"d", FilterResult::kDefault},
+    {"min", FilterResult::kDerived},
+    {"max", FilterResult::kDerived},
+    {"random", FilterResult::kDerived},
+    {"striptags", FilterResult::kDerived},
+    {"urlencode", FilterResult::kDerived},
+    {"urlize", FilterResult::kDerived},
+    {"xmlattr", FilterResult::kDerived},
+};
+
+// The row for filter `name`, or nullptr when Jinja2 has no such filter.
+inline const FilterRule* FindFilter(std::string_view name) {
+  for (const FilterRule& r : kFilters) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
 
 // Is `attr` an attribute of root `root` (loop, cycler(), namespace()...) that
 // gives chat data or a value the template made, not an object? Any other
