@@ -377,7 +377,7 @@ Value Interpreter::Format(const Value& fmt, std::vector<Value> args, NodeId id, 
         exact = false;
       } else if (conv == 'c') {
         if (IsExactInt(*a) && a->number >= 0 && a->number < 0x110000) {
-          lexer_append_utf8(&piece, static_cast<uint32_t>(a->number));
+          AppendUtf8(&piece, static_cast<uint32_t>(a->number));  // Python's chr(); base/text.h
         } else if (IsExactStr(*a) && a->strs.size() == 1) {
           piece = a->strs[0];
         } else {
@@ -551,14 +551,6 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
     return data ? Data(kStr) : v;
   }
   return result;
-}
-
-void Interpreter::lexer_append_utf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else {
-    out->append("\xef\xbf\xbd");  // non-ASCII never builds a Python attribute name
-  }
 }
 
 // What a filter returns: its row in the object model's table (kFilters)

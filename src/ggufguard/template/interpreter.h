@@ -225,7 +225,6 @@ class Interpreter {
                      const std::vector<std::pair<std::string_view, Value>>& named, const std::vector<Value>& args,
                      NodeId id);
 
-  static void lexer_append_utf8(std::string* out, uint32_t cp);
 
   // --- filters ---
 
