@@ -27,7 +27,7 @@ Value Interpreter::Eval(NodeId id, const Value* filter_base) {
   const Expr& e = p_.expr(id);
   switch (e.kind) {
     case ExprKind::kName: return EvalName(e, id);
-    case ExprKind::kString: return Str(e.text, false);
+    case ExprKind::kString: return Str(std::string(p_.text(e)), false);
     case ExprKind::kNumber: return Num(e.number);
     case ExprKind::kConst: return Bool(e.name == "true" || e.name == "True" ? 1 : 0);
     case ExprKind::kList:

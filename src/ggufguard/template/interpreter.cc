@@ -231,7 +231,7 @@ std::vector<Interpreter::Touched> Interpreter::TouchedSince(size_t pos) const {
 
 std::string Interpreter::NsKey(std::string_view var, std::string_view attr) { return absl::StrCat(Sv(var), "\x01", Sv(attr)); }
 
-void Interpreter::Walk(const std::vector<NodeId>& body) {
+void Interpreter::Walk(std::span<const NodeId> body) {
   for (NodeId s : body) Statement(s);
 }
 
@@ -262,13 +262,13 @@ void Interpreter::Statement(NodeId id) {
       BindParams(s, nullptr);
       {
         CondScope c(this, true);  // the body runs only if the callee calls caller()
-        Walk(s.body);
+        Walk(p_.body(s));
       }
       RollbackLocals(pos);
       break;
     }
     case StmtKind::kFilterBlock:
-      Walk(s.body);
+      Walk(p_.body(s));
       if (s.a != kNoNode) Eval(s.a);
       break;
     case StmtKind::kSet: {
@@ -283,8 +283,8 @@ void Interpreter::Statement(NodeId id) {
       break;
     }
     case StmtKind::kSetBlock: {
-      Value v = BodyString(s.body);
-      Walk(s.body);
+      Value v = BodyString(p_.body(s));
+      Walk(p_.body(s));
       if (s.c != kNoNode) v = Eval(s.c, &v);
       AssignTarget(s.a, std::move(v), kNoNode);
       NoteLateGlobal(s.a);
@@ -298,7 +298,7 @@ void Interpreter::Statement(NodeId id) {
         const Arg& a = p_.args[s.params_begin + i];
         if (!a.name.empty()) Assign(std::string(a.name), std::move(values[i]));
       }
-      Walk(s.body);
+      Walk(p_.body(s));
       RollbackLocals(pos);
       break;
     }
@@ -310,7 +310,7 @@ void Interpreter::Statement(NodeId id) {
     case StmtKind::kBlock:
     case StmtKind::kScope:
       if (s.a != kNoNode) Eval(s.a);
-      Walk(s.body);
+      Walk(p_.body(s));
       break;
   }
 }
@@ -320,13 +320,13 @@ void Interpreter::If(const Stmt& s) {
   const JournalMark pos(this);
   {
     CondScope c(this, truth != 1);
-    Walk(s.body);
+    Walk(p_.body(s));
   }
   auto then_values = TouchedSince(pos);
   RollbackAll(pos);
   {
     CondScope c(this, truth != 0);
-    Walk(s.orelse);
+    Walk(p_.orelse(s));
   }
   if (truth == 0) return;  // the then-branch never runs
   if (truth == 1) RollbackAll(pos);
@@ -438,7 +438,7 @@ void Interpreter::For(const Stmt& s) {
     {
       CondScope c(this, !runs);
       if (s.c != kNoNode) Eval(s.c);
-      Walk(s.body);
+      Walk(p_.body(s));
     }
     loops_.pop_back();
     RollbackLocals(local);
@@ -481,7 +481,7 @@ void Interpreter::For(const Stmt& s) {
     if (std::find(changed.begin(), changed.end(), key) != changed.end()) Assign(key, Widen(joined.at(key)), true);
   }
   CondScope c(this, true);
-  Walk(s.orelse);
+  Walk(p_.orelse(s));
 }
 
 void Interpreter::CollectTargetNames(NodeId target, std::vector<std::string_view>* out) {
@@ -592,7 +592,7 @@ void Interpreter::CountRefs(NodeId id, std::string_view ns, std::string_view att
 
 // The text a {% set x %}...{% endset %} body renders, when it is constant.
 // Trimmed variants are kept too: trim_blocks and `-` strip whitespace.
-Value Interpreter::BodyString(const std::vector<NodeId>& body) {
+Value Interpreter::BodyString(std::span<const NodeId> body) {
   std::string text;
   bool exact = true;
   for (NodeId id : body) {
@@ -640,7 +640,7 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   const JournalMark pos(this);
   BindParams(s, params);
   Assign("caller", RootValue("caller"));
-  Walk(s.body);
+  Walk(p_.body(s));
   RollbackLocals(pos);
   current_macro_ = saved_macro;
   cond_depth_ = saved_cond;

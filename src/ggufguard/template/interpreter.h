@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,7 +113,7 @@ class Interpreter {
     ~CondScope() { a->cond_depth_ -= on; }
   };
 
-  void Walk(const std::vector<NodeId>& body);
+  void Walk(std::span<const NodeId> body);
 
   void Statement(NodeId id);
 
@@ -137,7 +138,7 @@ class Interpreter {
   void CheckDoubling(const Stmt& s);
   void CountRefs(NodeId id, std::string_view ns, std::string_view attr, int* refs, double* factor, int depth);
 
-  Value BodyString(const std::vector<NodeId>& body);
+  Value BodyString(std::span<const NodeId> body);
 
   // --- macros ---
 

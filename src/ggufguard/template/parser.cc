@@ -23,18 +23,22 @@ bool IsOpener(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::string_view source, const ParseOptions& options) : src_(source), opts_(options), lexer_(source) {
+  Parser(std::string_view source, const ParseOptions& options, ParseResult* out)
+      : src_(source), opts_(options), lexer_(source), out_(*out) {
+    out_.program.Clear();
+    out_.issues.clear();
     // Real templates make about one node per 6 bytes; reserving saves the
     // copies of growing (bounded: the arenas grow past this if they must).
     const size_t guess = std::min<size_t>(source.size() / 6, size_t{1} << 18);
     out_.program.exprs.reserve(guess);
     out_.program.args.reserve(guess / 2);
     out_.program.stmts.reserve(guess / 4);
+    out_.program.text_pool.reserve(std::min<size_t>(source.size(), size_t{1} << 20));
     cur_ = lexer_.Next();
     next_ = lexer_.Next();
   }
 
-  ParseResult Run() && {
+  void Run() && {
     while (cur_.kind != Tok::kEof) {
       switch (cur_.kind) {
         case Tok::kData: {
@@ -55,7 +59,7 @@ class Parser {
       Issue(ParseIssue::kUnterminated, out_.program.stmts[f.stmt].begin,
             "{% " + std::string(f.opener) + " %} not closed");
     }
-    return std::move(out_);
+    CloseFrames(0);
   }
 
  private:
@@ -63,6 +67,7 @@ class Parser {
     NodeId stmt;
     std::string_view opener;
     bool in_else = false;
+    size_t first = 0;  // where its statements start in open_bodies_
   };
 
   // --- tokens ---
@@ -215,12 +220,27 @@ class Parser {
     out_.program.stmts.push_back(std::move(s));
     return static_cast<NodeId>(out_.program.stmts.size() - 1);
   }
-  std::vector<NodeId>& CurrentBody() {
-    if (frames_.empty()) return out_.program.top;
-    Stmt& s = out_.program.stmts[frames_.back().stmt];
-    return frames_.back().in_else ? s.orelse : s.body;
+  // The statements of open blocks wait on one stack (open_bodies_), each
+  // frame's from its `first` on; a block's are moved to Program::bodies in
+  // one piece when it closes (or reaches its else), innermost first.
+  void Append(NodeId stmt) {
+    if (frames_.empty()) {
+      out_.program.top.push_back(stmt);
+    } else {
+      open_bodies_.push_back(stmt);
+    }
   }
-  void Append(NodeId stmt) { CurrentBody().push_back(stmt); }
+  void SetRange(NodeId stmt, bool orelse, size_t first) {
+    std::vector<NodeId>& bodies = out_.program.bodies;
+    Stmt& s = out_.program.stmts[static_cast<size_t>(stmt)];
+    const auto begin = static_cast<uint32_t>(bodies.size());
+    const auto count = static_cast<uint32_t>(open_bodies_.size() - first);
+    bodies.insert(bodies.end(), open_bodies_.begin() + static_cast<ptrdiff_t>(first), open_bodies_.end());
+    open_bodies_.resize(first);
+    (orelse ? s.orelse_begin : s.body_begin) = begin;
+    (orelse ? s.orelse_count : s.body_count) = count;
+  }
+  void CloseBody(const Frame& f) { SetRange(f.stmt, f.in_else, f.first); }
   uint32_t PushArgs(std::vector<Arg>&& args, uint32_t* count) {
     const uint32_t begin = static_cast<uint32_t>(out_.program.args.size());
     *count = static_cast<uint32_t>(args.size());
@@ -265,11 +285,19 @@ class Parser {
 
   void Push(NodeId stmt, std::string_view opener) {
     if (frames_.size() < opts_.crash_nesting) {
-      frames_.push_back({stmt, opener});
+      frames_.push_back({stmt, opener, false, open_bodies_.size()});
     } else {
       ++overflow_;  // reported as deep nesting; its body joins the enclosing one
     }
     CheckNesting(out_.program.stmts[stmt].begin);
+  }
+
+  // Closes the frames from the innermost down to `keep` (left open).
+  void CloseFrames(size_t keep) {
+    while (frames_.size() > keep) {
+      CloseBody(frames_.back());
+      frames_.pop_back();
+    }
   }
 
   void Pop(std::string_view closer) {
@@ -283,7 +311,7 @@ class Parser {
         Issue(ParseIssue::kUnterminated, out_.program.stmts[frames_.back().stmt].begin,
               "{% " + std::string(frames_.back().opener) + " %} not closed before {% end" + std::string(closer) + " %}");
       }
-      frames_.resize(i);
+      CloseFrames(i);
       return;
     }
     Issue(ParseIssue::kSyntax, cur_.offset, "{% end" + std::string(closer) + " %} without {% " + std::string(closer) + " %}");
@@ -320,14 +348,20 @@ class Parser {
       if (!frames_.empty() && frames_.back().opener == "if" && overflow_ == 0 && !frames_.back().in_else) {
         const NodeId s = NewStmt(StmtKind::kIf, at);
         out_.program.stmts[s].a = ParseTuple(false, false);
-        out_.program.stmts[frames_.back().stmt].orelse.push_back(s);
-        frames_.back().stmt = s;
+        // The if's body ends here, and its else is this elif alone.
+        Frame& f = frames_.back();
+        CloseBody(f);
+        open_bodies_.push_back(s);
+        SetRange(f.stmt, /*orelse=*/true, f.first);
+        f.stmt = s;
       } else if (overflow_ == 0) {
         Issue(ParseIssue::kSyntax, at, "{% elif %} outside {% if %}");
         ParseTuple(false, false);
       }
     } else if (kw == "else") {
       if (!frames_.empty() && overflow_ == 0 && (frames_.back().opener == "if" || frames_.back().opener == "for")) {
+        // A second else goes on adding to the first one's statements.
+        if (!frames_.back().in_else) CloseBody(frames_.back());
         frames_.back().in_else = true;
       } else if (overflow_ == 0) {
         Issue(ParseIssue::kSyntax, at, "{% else %} outside {% if %} or {% for %}");
@@ -657,9 +691,17 @@ class Parser {
       case Tok::kString: {
         const NodeId e = NewExpr(ExprKind::kString, begin);
         // Adjacent literals are one string: '__cla' 'ss__'.
+        std::string& pool = out_.program.text_pool;
+        const size_t at = pool.size();
         while (cur_.kind == Tok::kString) {
-          E(e).text += cur_.value;
+          pool += cur_.value;
           Advance();
+        }
+        // Decoding never lengthens a literal, so the pool is at most the
+        // source; a source past 4 GiB keeps its literals' texts empty.
+        if (pool.size() <= UINT32_MAX) {
+          E(e).text_at = static_cast<uint32_t>(at);
+          E(e).text_size = static_cast<uint32_t>(pool.size() - at);
         }
         return Finish(e);
       }
@@ -912,8 +954,9 @@ class Parser {
   Lexer lexer_;
   Token cur_, next_;
   size_t prev_end_ = 0;
-  ParseResult out_;
+  ParseResult& out_;
   std::vector<Frame> frames_;
+  std::vector<NodeId> open_bodies_;  // statements of the open blocks (Append)
   uint32_t overflow_ = 0;
   uint32_t expr_depth_ = 0;
   bool over_limit_ = false, over_crash_ = false;
@@ -926,8 +969,14 @@ class Parser {
 
 }  // namespace
 
+void Parse(std::string_view source, const ParseOptions& options, ParseResult* out) {
+  Parser(source, options, out).Run();
+}
+
 ParseResult Parse(std::string_view source, const ParseOptions& options) {
-  return Parser(source, options).Run();
+  ParseResult out;
+  Parse(source, options, &out);
+  return out;
 }
 
 }  // namespace ggufguard::jinja

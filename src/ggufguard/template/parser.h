@@ -41,6 +41,10 @@ struct ParseResult {
 };
 
 ParseResult Parse(std::string_view source, const ParseOptions& options = {});
+// The same into `out`, whose arenas keep their capacity: a caller that
+// parses template after template (scan.cc, per thread) reuses the same
+// memory instead of asking malloc for fresh pages each time (issue 31).
+void Parse(std::string_view source, const ParseOptions& options, ParseResult* out);
 
 }  // namespace ggufguard::jinja
 

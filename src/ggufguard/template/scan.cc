@@ -86,6 +86,13 @@ void Locate(std::string_view s, std::vector<TemplateIssue>* issues) {
   }
 }
 
+constexpr size_t kMaxKeptArenaBytes = size_t{64} << 20;
+
+size_t ArenaBytes(const jinja::Program& p) {
+  return p.exprs.capacity() * sizeof(jinja::Expr) + p.stmts.capacity() * sizeof(jinja::Stmt) +
+         p.args.capacity() * sizeof(jinja::Arg) + p.top.capacity() * sizeof(jinja::NodeId) + p.text_pool.capacity();
+}
+
 }  // namespace
 
 TemplateScan AnalyseChatTemplate(std::string_view tmpl, const TemplateScanOptions& opts) {
@@ -101,11 +108,19 @@ TemplateScan AnalyseChatTemplate(std::string_view tmpl, const TemplateScanOption
   parse_options.max_nesting = opts.max_nesting;
   parse_options.crash_nesting = opts.crash_nesting;
   parse_options.max_issues = opts.max_issues;
-  jinja::ParseResult parsed = jinja::Parse(tmpl, parse_options);
+  // The syntax tree's arenas are kept per thread from one template to the
+  // next: a 1 MiB template's are ~20 MiB, past glibc's mmap threshold, so
+  // fresh ones would be fresh pages from the kernel every time, a page fault
+  // per 4 KiB that made the analysis of large templates cost more per KiB
+  // than that of small ones (issue 31). Arenas past kMaxKeptArenaBytes (a
+  // template far beyond GG8001's default) are given back after use.
+  thread_local jinja::ParseResult parsed;
+  jinja::Parse(tmpl, parse_options, &parsed);
   for (jinja::ParseIssue& issue : parsed.issues) {
     scan.issues.push_back({KindOf(issue.kind), issue.offset, 0, 0, EscapeForDisplay(issue.detail, 120)});
   }
   jinja::Analyse(parsed.program, tmpl, opts, &scan);
+  if (ArenaBytes(parsed.program) > kMaxKeptArenaBytes) parsed = jinja::ParseResult();
   std::stable_sort(scan.issues.begin(), scan.issues.end(),
                    [](const TemplateIssue& a, const TemplateIssue& b) { return a.offset < b.offset; });
   if (scan.issues.size() > opts.max_issues) scan.issues.resize(opts.max_issues);
