@@ -13,6 +13,7 @@ namespace {
 using ::ggufguard::testing::BuiltFile;
 using ::ggufguard::testing::GgufValue;
 using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
 using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
@@ -184,6 +185,70 @@ TEST(TokenizerRulesTest, MergesArePairsOfTokensUnderStrictOrTheOption) {
   Report r = Check(f, opt);
   EXPECT_EQ(testing::CountRule(r, RuleId::kMergeNotTokens), 2u);
   EXPECT_TRUE(r.valid());  // a warning under the default severities
+}
+
+
+Policy GgufProfile(Policy p) {
+  p.profile = Profile::kGguf;
+  return p;
+}
+
+// A byte-level BPE vocabulary, as convert_hf_to_gguf.py writes one.
+TinyModel Bpe(std::string_view pre) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("gpt2"))
+      .Set("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)))
+      .Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 1, 1, 1, 1}))
+      // roberta-bpe and the jina pre-tokenizers add a separator.
+      .Set("tokenizer.ggml.seperator_token_id", GgufValue::U32(2));
+  return m;
+}
+
+TEST(TokenizerRulesTest, MissingTokensOrBpeMergesAreRefused) {
+  TinyModel m = Bpe("gpt-2");
+  m.Erase("tokenizer.ggml.merges");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTokenizerArrayMissing, m.Kv(f, "tokenizer.ggml.model").string_bytes()));
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(StrictPolicy())), RuleId::kTokenizerArrayMissing));
+  // Kimi-K2 has no merges, and llama.cpp lets it; gemma4 gets no such pass.
+  m.Set("tokenizer.ggml.pre", GgufValue::Str("kimi-k2"));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kTokenizerArrayMissing));
+  m.Set("tokenizer.ggml.model", GgufValue::Str("gemma4"));
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kTokenizerArrayMissing));
+  // SentencePiece needs no merges; every vocabulary needs its tokens, but
+  // "none" builds none.
+  TinyModel spm = MakeTinyModel();
+  spm.Erase("tokenizer.ggml.merges");
+  EXPECT_TRUE(LacksRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+  spm.Erase("tokenizer.ggml.tokens").Erase("tokenizer.ggml.scores").Erase("tokenizer.ggml.token_type");
+  EXPECT_TRUE(HasRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+  spm.Set("tokenizer.ggml.model", GgufValue::Str("none"));
+  EXPECT_TRUE(LacksRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+}
+
+TEST(TokenizerRulesTest, T5CharsmapMustHoldTheBlobItsSizeFieldGives) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("t5"))
+      .Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0}));  // 1 + 4 >= 5
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kCharsmapSize, m.Kv(f, "tokenizer.ggml.precompiled_charsmap").array_elements()))
+      << testing::Describe(r);
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(StrictPolicy())), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({0, 0, 0}));  // no room for the size field
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::I8Array({0, 1, 0, 0, 0}));  // 256 bytes, as i8
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kCharsmapSize));
+  // Neighbours: one byte more than the blob and its size field; another
+  // tokenizer, which never reads the map.
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 7, 0}));
+  EXPECT_TRUE(LacksRule(Check(m.Build(), StrictPolicy()), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0}))
+      .Set("tokenizer.ggml.model", GgufValue::Str("llama"));
+  EXPECT_TRUE(LacksRule(Check(m.Build(), StrictPolicy()), RuleId::kCharsmapSize));
 }
 
 }  // namespace

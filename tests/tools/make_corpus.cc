@@ -572,6 +572,15 @@ std::map<RuleId, Reproducer> Reproducers() {
   // Checked with check_merges = true (the strict policy's setting).
   add(RuleId::kMergeNotTokens, vocab({"a", "b", "ab"}).AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a c"})));
   add(RuleId::kByteTokenFormat, vocab({"<0x0A>", "<0xZZ>"}).AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({6, 6})));
+  // The vocabulary-load refusals in a model llama.cpp otherwise loads, so
+  // that its loader reaches the vocabulary (fuzz/oracle checks it refuses).
+  auto model_vocab = [&](std::string_view model, KvOverrides more = {}) {
+    more.emplace_back("tokenizer.ggml.model", GgufValue::Str(model));
+    return MinimalLlama(more);
+  };
+  add(RuleId::kTokenizerArrayMissing, model_vocab("gpt2"));
+  add(RuleId::kCharsmapSize,
+      model_vocab("t5", {{"tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0})}}));
 
   // 8xxx chat templates
   auto chat = [&](std::string_view tmpl) {
