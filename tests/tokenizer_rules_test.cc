@@ -13,6 +13,7 @@ namespace {
 using ::ggufguard::testing::BuiltFile;
 using ::ggufguard::testing::GgufValue;
 using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
 using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
@@ -186,6 +187,70 @@ TEST(TokenizerRulesTest, MergesArePairsOfTokensUnderStrictOrTheOption) {
   EXPECT_TRUE(r.valid());  // a warning under the default severities
 }
 
+
+Policy GgufProfile(Policy p) {
+  p.profile = Profile::kGguf;
+  return p;
+}
+
+// A byte-level BPE vocabulary, as convert_hf_to_gguf.py writes one.
+TinyModel Bpe(std::string_view pre) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("gpt2"))
+      .Set("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)))
+      .Set("tokenizer.ggml.token_type", GgufValue::I32Array({2, 3, 3, 1, 1, 1, 1}))
+      // roberta-bpe and the jina pre-tokenizers add a separator.
+      .Set("tokenizer.ggml.seperator_token_id", GgufValue::U32(2));
+  return m;
+}
+
+TEST(TokenizerRulesTest, MissingTokensOrBpeMergesAreRefused) {
+  TinyModel m = Bpe("gpt-2");
+  m.Erase("tokenizer.ggml.merges");
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kTokenizerArrayMissing, m.Kv(f, "tokenizer.ggml.model").string_bytes()));
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(StrictPolicy())), RuleId::kTokenizerArrayMissing));
+  // Kimi-K2 has no merges, and llama.cpp lets it; gemma4 gets no such pass.
+  m.Set("tokenizer.ggml.pre", GgufValue::Str("kimi-k2"));
+  EXPECT_TRUE(LacksRule(Check(m.Build()), RuleId::kTokenizerArrayMissing));
+  m.Set("tokenizer.ggml.model", GgufValue::Str("gemma4"));
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kTokenizerArrayMissing));
+  // SentencePiece needs no merges; every vocabulary needs its tokens, but
+  // "none" builds none.
+  TinyModel spm = MakeTinyModel();
+  spm.Erase("tokenizer.ggml.merges");
+  EXPECT_TRUE(LacksRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+  spm.Erase("tokenizer.ggml.tokens").Erase("tokenizer.ggml.scores").Erase("tokenizer.ggml.token_type");
+  EXPECT_TRUE(HasRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+  spm.Set("tokenizer.ggml.model", GgufValue::Str("none"));
+  EXPECT_TRUE(LacksRule(Check(spm.Build()), RuleId::kTokenizerArrayMissing));
+}
+
+TEST(TokenizerRulesTest, T5CharsmapMustHoldTheBlobItsSizeFieldGives) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("t5"))
+      .Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0}));  // 1 + 4 >= 5
+  BuiltFile f = m.Build();
+  Report r = Check(f);
+  EXPECT_TRUE(HasFinding(r, RuleId::kCharsmapSize, m.Kv(f, "tokenizer.ggml.precompiled_charsmap").array_elements()))
+      << testing::Describe(r);
+  EXPECT_FALSE(r.valid());
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(StrictPolicy())), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({0, 0, 0}));  // no room for the size field
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::I8Array({0, 1, 0, 0, 0}));  // 256 bytes, as i8
+  EXPECT_TRUE(HasRule(Check(m.Build()), RuleId::kCharsmapSize));
+  // Neighbours: one byte more than the blob and its size field; another
+  // tokenizer, which never reads the map.
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 7, 0}));
+  EXPECT_TRUE(LacksRule(Check(m.Build(), StrictPolicy()), RuleId::kCharsmapSize));
+  m.Set("tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0}))
+      .Set("tokenizer.ggml.model", GgufValue::Str("llama"));
+  EXPECT_TRUE(LacksRule(Check(m.Build(), StrictPolicy()), RuleId::kCharsmapSize));
+}
+
 }  // namespace
 }  // namespace ggufguard
 
@@ -202,7 +267,7 @@ using ::ggufguard::testing::TinyModel;
 
 // The tiny model as a BPE (gpt2) vocabulary with pre-tokenizer `pre`, its
 // bos and eos ids removed: gpt2's default bos/eos (11) are no tokens of 7.
-TinyModel Bpe(std::string_view pre) {
+TinyModel BpeWithoutIds(std::string_view pre) {
   TinyModel m = MakeTinyModel();
   m.Set("tokenizer.ggml.model", GgufValue::Str("gpt2")).Erase("tokenizer.ggml.bos_token_id").Erase(
       "tokenizer.ggml.eos_token_id");
@@ -241,7 +306,7 @@ TEST(VocabularyLoadRulesTest, UnknownTokenizerModel) {
 // GG7007: a BPE vocabulary's unknown pre-tokenizer throws; models that take
 // no pre-tokenizer from the file ignore the key.
 TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
-  TinyModel m = Bpe("stablelm");
+  TinyModel m = BpeWithoutIds("stablelm");
   BuiltFile f = m.Build();
   Report r = Check(f);
   EXPECT_TRUE(HasFinding(r, RuleId::kUnknownPreTokenizer, m.Kv(f, "tokenizer.ggml.pre").string_bytes()))
@@ -249,11 +314,11 @@ TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
   EXPECT_FALSE(r.valid());
   EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kUnknownPreTokenizer));
   for (const char* pre : {"stablelm2", "default", "", "qwen2", "deepseek-coder", "a.x-4.0", "mellum2"}) {
-    EXPECT_TRUE(LacksRule(Check(Bpe(pre).Build()), RuleId::kUnknownPreTokenizer)) << pre;
+    EXPECT_TRUE(LacksRule(Check(BpeWithoutIds(pre).Build()), RuleId::kUnknownPreTokenizer)) << pre;
   }
-  EXPECT_TRUE(LacksRule(Check(Bpe("").Erase("tokenizer.ggml.pre").Build()), RuleId::kUnknownPreTokenizer));
+  EXPECT_TRUE(LacksRule(Check(BpeWithoutIds("").Erase("tokenizer.ggml.pre").Build()), RuleId::kUnknownPreTokenizer));
   for (const char* model : {"llama", "gemma4", "t5"}) {
-    TinyModel other = Bpe("stablelm");
+    TinyModel other = BpeWithoutIds("stablelm");
     other.Set("tokenizer.ggml.model", GgufValue::Str(model));
     EXPECT_TRUE(LacksRule(Check(other.Build()), RuleId::kUnknownPreTokenizer)) << model;
   }
@@ -263,7 +328,7 @@ TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
 // check_add_special_token.
 TEST(VocabularyLoadRulesTest, AddedSpecialTokenWithoutAnId) {
   // llama-bpe adds bos; gpt2's default bos 11 is no token of 7.
-  TinyModel m = Bpe("llama-bpe");
+  TinyModel m = BpeWithoutIds("llama-bpe");
   BuiltFile f = m.Build();
   Report r = Check(f);
   EXPECT_TRUE(HasFinding(r, RuleId::kAddSpecialTokenUnset, m.Kv(f, "tokenizer.ggml.model").string_bytes()))
@@ -271,29 +336,29 @@ TEST(VocabularyLoadRulesTest, AddedSpecialTokenWithoutAnId) {
   EXPECT_FALSE(r.valid());
   EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kAddSpecialTokenUnset));
   // The neighbours: a bos id inside the vocabulary, or bos not added.
-  EXPECT_TRUE(LacksRule(Check(Bpe("llama-bpe").Set("tokenizer.ggml.bos_token_id", GgufValue::U32(3)).Build()),
+  EXPECT_TRUE(LacksRule(Check(BpeWithoutIds("llama-bpe").Set("tokenizer.ggml.bos_token_id", GgufValue::U32(3)).Build()),
                         RuleId::kAddSpecialTokenUnset));
-  TinyModel no_add = Bpe("llama-bpe");
+  TinyModel no_add = BpeWithoutIds("llama-bpe");
   no_add.Set("tokenizer.ggml.add_bos_token", GgufValue::Bool(false));
   EXPECT_TRUE(LacksRule(Check(no_add.Build()), RuleId::kAddSpecialTokenUnset));
-  EXPECT_TRUE(LacksRule(Check(Bpe("gpt-2").Build()), RuleId::kAddSpecialTokenUnset));  // adds nothing
+  EXPECT_TRUE(LacksRule(Check(BpeWithoutIds("gpt-2").Build()), RuleId::kAddSpecialTokenUnset));  // adds nothing
   // An id outside the vocabulary is ignored by the loader: still none.
-  TinyModel outside = Bpe("llama-bpe");
+  TinyModel outside = BpeWithoutIds("llama-bpe");
   outside.Set("tokenizer.ggml.bos_token_id", GgufValue::U32(99));
   BuiltFile g = outside.Build();
   EXPECT_TRUE(HasFinding(Check(g), RuleId::kAddSpecialTokenUnset,
                          outside.Kv(g, "tokenizer.ggml.bos_token_id").payload));
   // The file's add flag: eos added, no eos id.
-  TinyModel eos = Bpe("gpt-2");
+  TinyModel eos = BpeWithoutIds("gpt-2");
   eos.Set("tokenizer.ggml.add_eos_token", GgufValue::Bool(true));
   BuiltFile h = eos.Build();
   EXPECT_TRUE(HasFinding(Check(h), RuleId::kAddSpecialTokenUnset, eos.Kv(h, "tokenizer.ggml.add_eos_token").payload));
   // glm4 has no default bos; Gemma 4 always adds bos.
-  TinyModel glm = Bpe("glm4");
+  TinyModel glm = BpeWithoutIds("glm4");
   glm.Set("tokenizer.ggml.add_bos_token", GgufValue::Bool(true)).Set("tokenizer.ggml.bos_token_id",
                                                                       GgufValue::U32(99));
   EXPECT_FALSE(LacksRule(Check(glm.Build()), RuleId::kAddSpecialTokenUnset));
-  TinyModel gemma = Bpe("");
+  TinyModel gemma = BpeWithoutIds("");
   gemma.Set("tokenizer.ggml.model", GgufValue::Str("gemma4")).Set("tokenizer.ggml.add_bos_token",
                                                                    GgufValue::Bool(false));
   EXPECT_FALSE(LacksRule(Check(gemma.Build()), RuleId::kAddSpecialTokenUnset));

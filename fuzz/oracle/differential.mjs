@@ -35,6 +35,7 @@ import {basename, join, resolve} from "node:path";
 import {promisify} from "node:util";
 
 import {collectFiles, kStages, runLoader} from "./runner.mjs";
+import {judge} from "./verdicts.mjs";
 
 const run = promisify(execFile);
 
@@ -81,27 +82,6 @@ function parseArgs(argv) {
 
 // ggufguard's verdict per file under the default policy, from its JSON
 // report; 100 files per process.
-async function judge(ggufguard, files) {
-  const verdicts = new Map();
-  for (let i = 0; i < files.length; i += 100) {
-    const chunk = files.slice(i, i + 100);
-    let stdout;
-    try {
-      ({stdout} = await run(ggufguard, ["validate", "--format", "json", "--policy", "default", ...chunk],
-                            {maxBuffer: 256 << 20}));
-    } catch (err) {
-      if (err.code !== 1 || err.stdout === undefined) throw new Error(`ggufguard failed: ${err.message}`);
-      stdout = err.stdout;  // exit 1: some file is invalid
-    }
-    const report = JSON.parse(stdout);
-    report.files.forEach((f, k) => {
-      const errors = (f.findings ?? []).filter((x) => x.severity === "error").map((x) => x.rule);
-      verdicts.set(chunk[k], {accepted: f.verdict === "valid", rules: [...new Set(errors)]});
-    });
-  }
-  return verdicts;
-}
-
 function readMutations(dir) {
   const index = new Map();
   const path = join(dir, "mutants.jsonl");

@@ -5,10 +5,17 @@
 # package is missing; scripts/test.sh installs both.
 #
 #   oracle_test.sh GGUFGUARD ORACLE_MUTANTS COUNT KEEP_DIR [CORPUS_DIR...]
+#   oracle_test.sh --vocab GGUFGUARD [CORPUS_DIR...]     (CTest `oracle.vocab`: vocab_refusals.mjs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-ggufguard=$1 mutants=$2 count=$3 keep=$4
-shift 4
+vocab=false
+if [ "$1" = --vocab ]; then
+  vocab=true ggufguard=$2
+  shift 2
+else
+  ggufguard=$1 mutants=$2 count=$3 keep=$4
+  shift 4
+fi
 
 if ! command -v node >/dev/null 2>&1; then
   echo "SKIPPED: node is not installed (scripts/test.sh installs Debian's nodejs and npm when missing)"
@@ -23,5 +30,8 @@ dirs=()
 for d in "$@"; do
   if [ -d "$d" ]; then dirs+=("$d"); else echo "oracle: $d is absent, not checked"; fi
 done
+if $vocab; then
+  exec node "$here/vocab_refusals.mjs" --ggufguard "$ggufguard" "${dirs[@]}"
+fi
 rm -rf "$keep"
 exec node "$here/differential.mjs" --ggufguard "$ggufguard" --mutants "$mutants" 0 "$count" --keep "$keep" "${dirs[@]}"

@@ -16,7 +16,13 @@
 // stage) or hung (`timeout`, stage). A crash costs only the file that
 // caused it: the next file goes to a fresh child (about 50 ms to start).
 //
-//   node fuzz/oracle/runner.mjs [--timeout-ms N] [--memory-mb N] [--stages load|context|decode] FILE|DIR...
+//   node fuzz/oracle/runner.mjs [--timeout-ms N] [--memory-mb N] [--stages load|context|decode]
+//        [--vocab-only] FILE|DIR...
+//
+// --vocab-only loads the vocabulary and no weights (llama_model_params'
+// vocab_only, the addon's `vocabOnly`): the load stage alone, which reads the
+// architecture, hyperparameters and vocabulary and refuses what they refuse
+// (vocab_refusals.mjs).
 //
 // prints one JSON line per file. As a module: `runLoader(files, options)`
 // resolves to the same records.
@@ -71,7 +77,7 @@ const kBatchSize = 8;
 
 // ---------------------------------------------------------------- child ---
 
-async function childMain(stages) {
+async function childMain(stages, vocabOnly) {
   const {getBinsDir} = await import("@node-llama-cpp/linux-x64");
   const binDir = join(getBinsDir().binsDir, "linux-x64");
   const addon = createRequire(import.meta.url)(join(binDir, "llama-addon.node"));
@@ -91,7 +97,7 @@ async function childMain(stages) {
     let message = "";
     let note;
     mark(id, "load");
-    const model = new addon.AddonModel(request.path, {addonExports: addon, gpuLayers: 0, useMmap: true});
+    const model = new addon.AddonModel(request.path, {addonExports: addon, gpuLayers: 0, useMmap: true, vocabOnly});
     let modelLoaded = false;
     let context = null;
     try {
@@ -141,8 +147,8 @@ async function childMain(stages) {
 // A child under the memory limit that says when its backend is ready. Its
 // stderr is read line by line: the stage markers, and what llama.cpp said
 // since the current stage of the current file began.
-function startChild({memoryMb, stages}) {
-  const args = [here, "--child", String(stages)];
+function startChild({memoryMb, stages, vocabOnly}) {
+  const args = [here, "--child", String(stages), vocabOnly ? "vocab-only" : "model"];
   // stderr joins stdout, so that the markers, llama.cpp's log lines (on
   // stdout without a JavaScript logger) and ggml's abort message (stderr)
   // come in the order they were written.
@@ -246,16 +252,18 @@ async function readyOrTimeout(state, timeoutMs) {
  * "timeout", stage ("load" | "context" | "decode", or "dispose" for a
  * crash freeing them; absent when loaded),
  * message, oom?, note?, signal?, exit_code?, ms, max_rss_kb?}.
- * `stages`: how many of load, context, decode to run (3).
+ * `stages`: how many of load, context, decode to run (3). `vocabOnly`: load
+ * the vocabulary without weights (the load stage only).
  */
-export async function runLoader(files, {timeoutMs = 30000, memoryMb = 1024, stages = 3,
+export async function runLoader(files, {timeoutMs = 30000, memoryMb = 1024, stages = 3, vocabOnly = false,
                                         onRecord = () => {}} = {}) {
+  if (vocabOnly) stages = 1;  // no weights: nothing to make a context of
   const records = [];
-  let current = startChild({memoryMb, stages});
+  let current = startChild({memoryMb, stages, vocabOnly});
   let nextId = 1;
   try {
     for (const file of files) {
-      if (current.exited !== null) current = startChild({memoryMb, stages});  // died after its last answer, or timed out
+      if (current.exited !== null) current = startChild({memoryMb, stages, vocabOnly});  // died after its last answer, or timed out
       await readyOrTimeout(current, timeoutMs);
       const id = nextId++;
       current.id = id;
@@ -335,26 +343,28 @@ async function cliMain(argv) {
   let timeoutMs = 30000;
   let memoryMb = 1024;
   let stages = 3;
+  let vocabOnly = false;
   const paths = [];
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === "--timeout-ms") timeoutMs = Number(argv[++i]);
     else if (argv[i] === "--memory-mb") memoryMb = Number(argv[++i]);
     else if (argv[i] === "--stages") stages = kStages.indexOf(argv[++i]) + 1;
+    else if (argv[i] === "--vocab-only") vocabOnly = true;
     else paths.push(argv[i]);
   }
   if (paths.length === 0 || !(timeoutMs > 0) || !(Number.isInteger(memoryMb) && memoryMb > 0) || stages === 0) {
     process.stderr.write("usage: node runner.mjs [--timeout-ms N] [--memory-mb N] [--stages load|context|decode] " +
-                         "FILE|DIR...\n");
+                         "[--vocab-only] FILE|DIR...\n");
     process.exit(2);
   }
   await runLoader(collectFiles(paths), {
-    timeoutMs, memoryMb, stages,
+    timeoutMs, memoryMb, stages, vocabOnly,
     onRecord: (r) => process.stdout.write(JSON.stringify(r) + "\n"),
   });
 }
 
 if (process.argv[2] === "--child") {
-  await childMain(Number(process.argv[3]));
+  await childMain(Number(process.argv[3]), process.argv[4] === "vocab-only");
 } else if (process.argv[1] !== undefined && resolve(process.argv[1]) === here) {
   await cliMain(process.argv.slice(2));
 }

@@ -572,17 +572,24 @@ std::map<RuleId, Reproducer> Reproducers() {
   // Checked with check_merges = true (the strict policy's setting).
   add(RuleId::kMergeNotTokens, vocab({"a", "b", "ab"}).AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a c"})));
   add(RuleId::kByteTokenFormat, vocab({"<0x0A>", "<0xZZ>"}).AddKv("tokenizer.ggml.token_type", GgufValue::I32Array({6, 6})));
-  auto bpe = [&](std::string_view model, std::string_view pre) {
-    GgufBuilder b = arch("ggufguard-corpus");
-    b.AddKv("tokenizer.ggml.model", GgufValue::Str(std::string(model)))
-        .AddKv("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)))
-        .AddKv("tokenizer.ggml.tokens", GgufValue::StrArray({"a", "b", "ab"}))
-        .AddKv("tokenizer.ggml.merges", GgufValue::StrArray({"a b"}));
-    return b;
+  // The vocabulary-load refusals in a model llama.cpp otherwise loads, so
+  // that its loader reaches the vocabulary (fuzz/oracle checks it refuses).
+  auto model_vocab = [&](std::string_view model, KvOverrides more = {}) {
+    more.emplace_back("tokenizer.ggml.model", GgufValue::Str(model));
+    return MinimalLlama(more);
   };
-  add(RuleId::kUnknownTokenizerModel, bpe("deepseek_coder", "deepseek-coder"));
-  add(RuleId::kUnknownPreTokenizer, bpe("gpt2", "stablelm"));
-  add(RuleId::kAddSpecialTokenUnset, bpe("gpt2", "llama-bpe"));  // adds bos; gpt2's default 11 is no token
+  add(RuleId::kTokenizerArrayMissing, model_vocab("gpt2"));
+  add(RuleId::kCharsmapSize,
+      model_vocab("t5", {{"tokenizer.ggml.precompiled_charsmap", GgufValue::U8Array({1, 0, 0, 0, 0})}}));
+  const GgufValue merges = GgufValue::StrArray({"e t", "a o"});
+  add(RuleId::kUnknownTokenizerModel, model_vocab("deepseek_coder"));
+  add(RuleId::kUnknownPreTokenizer,
+      model_vocab("gpt2", {{"tokenizer.ggml.pre", GgufValue::Str("stablelm")}, {"tokenizer.ggml.merges", merges}}));
+  // glm4 has no default bos; an id outside the vocabulary is ignored.
+  add(RuleId::kAddSpecialTokenUnset,
+      model_vocab("gpt2", {{"tokenizer.ggml.pre", GgufValue::Str("glm4")}, {"tokenizer.ggml.merges", merges},
+                           {"tokenizer.ggml.add_bos_token", GgufValue::Bool(true)},
+                           {"tokenizer.ggml.bos_token_id", GgufValue::U32(99)}}));
 
   // 8xxx chat templates
   auto chat = [&](std::string_view tmpl) {

@@ -22,6 +22,7 @@
 #include "ggufguard/base/text_hash.h"
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/rules.h"
+#include "ggufguard/rules/vocab_tables.h"
 
 namespace ggufguard {
 namespace {
@@ -295,6 +296,79 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const KeyValue
   });
 }
 
+
+// A string value as llama.cpp's get_key reads it: a C string (cut at its
+// first NUL). nullopt when the key is absent or no string (llama.cpp then
+// refuses the type: GG4004's business).
+std::optional<std::string_view> CStringValue(const KeyValue* kv) {
+  if (kv == nullptr || kv->type() != ValueType::kString) return std::nullopt;
+  const std::string_view s = kv->value().AsString();
+  return s.substr(0, s.find('\0'));
+}
+
+// llama_vocab::impl::load throws "cannot find tokenizer vocab in model file"
+// without tokenizer.ggml.tokens, and, for a BPE vocabulary, "cannot find
+// tokenizer merges in model file" without tokenizer.ggml.merges (except a
+// gpt2-family vocabulary whose pre is kimi-k2, which has none; gemma4's
+// branch has no such exception). No vocabulary (no_vocab/none) needs
+// neither. (A present key of the wrong type is GG4004.)
+void CheckTokenizerArrays(RuleContext& ctx, const KeyIndex& keys) {
+  const KeyValue* model_kv = keys.Find("tokenizer.ggml.model");
+  const std::optional<std::string_view> model = CStringValue(model_kv);
+  // Models llama.cpp builds a vocabulary for (vocab_tables.h): an unknown
+  // name is GG7006, no_vocab/none need neither array.
+  const LlamaTokenizerModel* known = model.has_value() ? FindLlamaTokenizerModel(*model) : nullptr;
+  if (known == nullptr || known->vocab_type == "none") return;
+  RuleReporter report(ctx, RuleId::kTokenizerArrayMissing);
+  const bool kimi_k2 = *model != "gemma4" &&
+                       CStringValue(keys.Find("tokenizer.ggml.pre")).value_or("") == "kimi-k2";
+  if (known->vocab_type == "bpe" && !kimi_k2 && keys.Find("tokenizer.ggml.merges") == nullptr) {
+    report.Add(model_kv->value().offset, [&] {
+      return absl::StrCat("a '", EscapeForDisplay(*model), "' (BPE) vocabulary without tokenizer.ggml.merges: ",
+                          "llama.cpp's loader throws \"cannot find tokenizer merges in model file\"");
+    });
+  }
+  if (keys.Find(kTokenArrayKey) == nullptr) {
+    report.Add(model_kv->value().offset, [&] {
+      return absl::StrCat("tokenizer.ggml.model is '", EscapeForDisplay(*model), "' but there is no ",
+                          Sv(kTokenArrayKey), ": llama.cpp's loader throws \"cannot find tokenizer vocab in model file\"");
+    });
+  }
+}
+
+// For a t5 (Unigram) vocabulary llama.cpp copies the precompiled charsmap
+// and reads its first 4 bytes as the size of the XCDA blob that follows:
+// it throws "precompiled_charsmap too small for xcda_blob_size header!" for
+// fewer than 4 bytes, and "Index out of array bounds in precompiled
+// charsmap!" when size + 4 >= the array's length (the rest must hold the
+// normalized strings after the blob). The 4 bytes are read in the host's
+// order, little-endian on every machine llama.cpp ships for (bytes are
+// never swapped by the GGUF reader).
+void CheckCharsmap(RuleContext& ctx, const KeyIndex& keys) {
+  if (CStringValue(keys.Find("tokenizer.ggml.model")) != std::optional<std::string_view>("t5")) return;
+  const KeyValue* kv = keys.Find("tokenizer.ggml.precompiled_charsmap");
+  std::optional<ArrayView> map = ArrayOf(kv, ValueType::kUint8);
+  if (!map.has_value()) map = ArrayOf(kv, ValueType::kInt8);
+  if (!map.has_value()) return;  // absent, or GG4004
+  RuleReporter report(ctx, RuleId::kCharsmapSize);
+  const uint64_t n = map->count;
+  if (n < 4) {
+    report.Add(kv->value().offset, [&] {
+      return absl::StrCat("tokenizer.ggml.precompiled_charsmap has ", n, " bytes, fewer than its 4-byte size field: ",
+                          "llama.cpp's loader throws");
+    });
+    return;
+  }
+  const uint8_t* b = map->element_bytes.data();
+  const uint64_t blob = uint64_t{b[0]} | uint64_t{b[1]} << 8 | uint64_t{b[2]} << 16 | uint64_t{b[3]} << 24;
+  if (blob + 4 < n) return;
+  report.Add(map->elements_offset, [&] {
+    return absl::StrCat("tokenizer.ggml.precompiled_charsmap says its blob has ", blob, " bytes, but only ", n - 4,
+                        " follow the size field and llama.cpp needs more than that: its loader throws ",
+                        "\"Index out of array bounds in precompiled charsmap!\"");
+  });
+}
+
 }  // namespace
 
 void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
@@ -306,6 +380,8 @@ void CheckTokenizer(RuleContext& ctx, const KeyIndex& keys) {
   if (tokens.has_value() && ctx.policy.check_merges) CheckMerges(ctx, keys, *tokens);
   if (tokens.has_value()) CheckDuplicateTokens(ctx, keys, *tokens_kv, *tokens);
   CheckVocabularyLoad(ctx, keys);
+  CheckTokenizerArrays(ctx, keys);
+  CheckCharsmap(ctx, keys);
 }
 
 }  // namespace ggufguard

@@ -15,34 +15,38 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
+#include "ggufguard/rules/vocab_tables.h"
 
 namespace ggufguard {
 namespace {
 
-struct LlamaTokenizerModel {
-  std::string_view name;
-  std::string_view vocab_type;  // "spm", "wpm", "bpe", "ugm", "rwkv", "plamo2", "none"
-  bool reads_pre;               // a BPE vocabulary that takes tokenizer.ggml.pre from the file
-};
-
 #include "ggufguard/rules/vocab_tables.inc"
 
-const LlamaTokenizerModel* FindModel(std::string_view name) {
+std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
+
+}  // namespace
+
+const LlamaTokenizerModel* FindLlamaTokenizerModel(std::string_view name) {
+  name = CString(name);
   for (const LlamaTokenizerModel& m : kLlamaTokenizerModels) {
     if (m.name == name) return &m;
   }
   return nullptr;
 }
 
-bool KnownPreTokenizer(std::string_view name) {
-  return std::binary_search(std::begin(kLlamaPreTokenizers), std::end(kLlamaPreTokenizers), name);
+bool KnownLlamaPreTokenizer(std::string_view name) {
+  return std::binary_search(std::begin(kLlamaPreTokenizers), std::end(kLlamaPreTokenizers), CString(name));
 }
+
+std::string_view VocabTablesCommit() { return kVocabTablesCommit; }
+
+namespace {
 
 // A string value, or nullopt for another type (GG4004's business: the
 // loader's get_key throws on it).
 std::optional<std::string_view> StringOf(const KeyValue* kv) {
   if (kv == nullptr || kv->type() != ValueType::kString) return std::nullopt;
-  return kv->value().AsString();
+  return CString(kv->value().AsString());
 }
 
 constexpr int64_t kNull = -1;  // LLAMA_TOKEN_NULL
@@ -143,7 +147,7 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* model_kv = keys.Find("tokenizer.ggml.model");
   const std::optional<std::string_view> name = StringOf(model_kv);
   if (!name) return;  // absent: GG4008 where a model needs one; another type: GG4004
-  const LlamaTokenizerModel* model = FindModel(*name);
+  const LlamaTokenizerModel* model = FindLlamaTokenizerModel(*name);
   if (model == nullptr) {
     ctx.sink.Add(RuleId::kUnknownTokenizerModel, model_kv->value().offset,
                  absl::StrCat("tokenizer.ggml.model '", EscapeForDisplay(*name),
@@ -156,8 +160,8 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* pre_kv = keys.Find("tokenizer.ggml.pre");
   if (model->reads_pre) {
     if (pre_kv != nullptr && pre_kv->type() != ValueType::kString) return;  // GG4004
-    pre = pre_kv != nullptr ? pre_kv->value().AsString() : std::string_view();
-    if (!pre.empty() && pre != "default" && !KnownPreTokenizer(pre)) {
+    pre = pre_kv != nullptr ? CString(pre_kv->value().AsString()) : std::string_view();
+    if (!pre.empty() && pre != "default" && !KnownLlamaPreTokenizer(pre)) {
       ctx.sink.Add(RuleId::kUnknownPreTokenizer, pre_kv->value().offset,
                    absl::StrCat("tokenizer.ggml.pre '", EscapeForDisplay(pre), "' is no pre-tokenizer llama.cpp knows for a '",
                                 Sv(model->name), "' vocabulary (it throws \"unknown pre-tokenizer type\"); llama.cpp ",
