@@ -251,20 +251,6 @@ TEST(TokenizerRulesTest, T5CharsmapMustHoldTheBlobItsSizeFieldGives) {
   EXPECT_TRUE(LacksRule(Check(m.Build(), StrictPolicy()), RuleId::kCharsmapSize));
 }
 
-}  // namespace
-}  // namespace ggufguard
-
-namespace ggufguard {
-namespace {
-
-using ::ggufguard::testing::BuiltFile;
-using ::ggufguard::testing::Check;
-using ::ggufguard::testing::GgufValue;
-using ::ggufguard::testing::HasFinding;
-using ::ggufguard::testing::LacksRule;
-using ::ggufguard::testing::MakeTinyModel;
-using ::ggufguard::testing::TinyModel;
-
 // The tiny model as a BPE (gpt2) vocabulary with pre-tokenizer `pre`, its
 // bos and eos ids removed: gpt2's default bos/eos (11) are no tokens of 7.
 TinyModel BpeWithoutIds(std::string_view pre) {
@@ -273,12 +259,6 @@ TinyModel BpeWithoutIds(std::string_view pre) {
       "tokenizer.ggml.eos_token_id");
   if (!pre.empty()) m.Set("tokenizer.ggml.pre", GgufValue::Str(std::string(pre)));
   return m;
-}
-
-Policy GgufProfile() {
-  Policy p = DefaultPolicy();
-  p.profile = Profile::kGguf;
-  return p;
 }
 
 // GG7006: llama.cpp's vocabulary loader throws "unknown tokenizer" for any
@@ -293,7 +273,7 @@ TEST(VocabularyLoadRulesTest, UnknownTokenizerModel) {
     EXPECT_TRUE(HasFinding(r, RuleId::kUnknownTokenizerModel, m.Kv(f, "tokenizer.ggml.model").string_bytes()))
         << bad << testing::Describe(r);
     EXPECT_FALSE(r.valid()) << bad;
-    EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kUnknownTokenizerModel)) << bad;
+    EXPECT_TRUE(LacksRule(Check(f, GgufProfile(DefaultPolicy())), RuleId::kUnknownTokenizerModel)) << bad;
   }
   for (const char* good : {"llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "gemma4", "no_vocab", "none",
                            "hybriddna", "whitespace"}) {
@@ -312,7 +292,7 @@ TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
   EXPECT_TRUE(HasFinding(r, RuleId::kUnknownPreTokenizer, m.Kv(f, "tokenizer.ggml.pre").string_bytes()))
       << testing::Describe(r);
   EXPECT_FALSE(r.valid());
-  EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kUnknownPreTokenizer));
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(DefaultPolicy())), RuleId::kUnknownPreTokenizer));
   for (const char* pre : {"stablelm2", "default", "", "qwen2", "deepseek-coder", "a.x-4.0", "mellum2"}) {
     EXPECT_TRUE(LacksRule(Check(BpeWithoutIds(pre).Build()), RuleId::kUnknownPreTokenizer)) << pre;
   }
@@ -334,7 +314,7 @@ TEST(VocabularyLoadRulesTest, AddedSpecialTokenWithoutAnId) {
   EXPECT_TRUE(HasFinding(r, RuleId::kAddSpecialTokenUnset, m.Kv(f, "tokenizer.ggml.model").string_bytes()))
       << testing::Describe(r);
   EXPECT_FALSE(r.valid());
-  EXPECT_TRUE(LacksRule(Check(f, GgufProfile()), RuleId::kAddSpecialTokenUnset));
+  EXPECT_TRUE(LacksRule(Check(f, GgufProfile(DefaultPolicy())), RuleId::kAddSpecialTokenUnset));
   // The neighbours: a bos id inside the vocabulary, or bos not added.
   EXPECT_TRUE(LacksRule(Check(BpeWithoutIds("llama-bpe").Set("tokenizer.ggml.bos_token_id", GgufValue::U32(3)).Build()),
                         RuleId::kAddSpecialTokenUnset));
