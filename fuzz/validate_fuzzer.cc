@@ -22,7 +22,11 @@
 //     parsed, checks at most max_deep_bytes and never more bytes (checked
 //     and unchecked) than the tensors hold, lists at most the cap (plus the
 //     "in all" line) per tensor, and its JSON (when it found something)
-//     renders and parses back.
+//     renders and parses back;
+//   - an adapter (a LoRA adapter or control vector) judged against a fixed
+//     base model (--base, adapter/base_model.h): the report keeps every
+//     promise above, keeps every finding it had, and adds only GG9153-GG9158,
+//     at most the policy's cap each.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_common.h"
+#include "ggufguard/adapter/base_model.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "nlohmann/json.hpp"
@@ -179,6 +184,67 @@ void CheckDeep(absl::Span<const uint8_t> bytes, const Report& plain, uint64_t ha
   if (deep_findings > 0) CheckRenderers(r, policy, false);
 }
 
+// The minimal llama of corpus/adapters/base-minimal-llama.gguf (32 wide,
+// 3 layers), as --base would read it, with one 3-D expert tensor so that
+// expert counts are compared too.
+const BaseModel& FuzzBase() {
+  static const BaseModel* base = [] {
+    auto* b = new BaseModel;
+    b->label = "fuzz-base";
+    b->architecture = "llama";
+    b->n_embd = 32;
+    b->n_layer = 3;
+    b->tensors["token_embd.weight"] = {32, 32, 1, 1};
+    b->tensors["output.weight"] = {32, 32, 1, 1};
+    for (int il = 0; il < 3; ++il) {
+      const std::string blk = "blk." + std::to_string(il) + ".";
+      for (const char* proj : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
+        b->tensors[blk + proj + ".weight"] = {32, 32, 1, 1};
+      }
+      b->tensors[blk + "ffn_up.weight"] = {32, 64, 1, 1};
+      b->tensors[blk + "ffn_down.weight"] = {64, 32, 1, 1};
+      b->tensors[blk + "ffn_up_exps.weight"] = {32, 64, 8, 1};
+    }
+    return b;
+  }();
+  return *base;
+}
+
+bool IsBaseRule(RuleId id) {
+  const auto n = static_cast<uint16_t>(id);
+  return n >= 9153 && n <= 9158;
+}
+
+void CheckAgainstBase(absl::Span<const uint8_t> bytes, const Report& plain, const Policy& policy) {
+  if (!plain.header_parsed) return;
+  const GgufHeader& h = plain.header;
+  const KeyValue* arch = h.Find("general.architecture");
+  const bool adapter = h.Find("general.type") != nullptr || h.Find("adapter.type") != nullptr ||
+                       (arch != nullptr && arch->type() == ValueType::kString &&
+                        arch->value().AsString().substr(0, 13) == "controlvector");
+  if (!adapter) return;
+  MemorySource source(bytes);
+  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy);
+  GGUFGUARD_FUZZ_CHECK(file.ok(), "ValidateSource failed on bytes in memory");
+  JudgeAgainstBase(*file, FuzzBase(), policy);
+  const Report& r = file->report();
+  CheckReport(r, bytes, file->prefix(), policy);
+  std::vector<Finding> others;
+  std::map<RuleId, uint64_t> listed;
+  for (const Finding& f : r.findings) {
+    if (IsBaseRule(f.rule)) {
+      ++listed[f.rule];
+    } else {
+      others.push_back(f);
+    }
+  }
+  GGUFGUARD_FUZZ_CHECK(others.size() == plain.findings.size(), "--base changed the file's own findings");
+  for (const auto& [rule, count] : listed) {
+    GGUFGUARD_FUZZ_CHECK(count <= policy.limits.max_findings_per_rule, RuleCode(rule) + " listed past the cap");
+  }
+  GGUFGUARD_FUZZ_CHECK(plain.valid() || !r.valid(), "--base accepts what the file alone fails");
+}
+
 }  // namespace
 }  // namespace ggufguard::fuzz
 
@@ -202,5 +268,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                        "strict accepts what default rejects:" + FindingsString(lenient.findings));
 
   CheckDeep(bytes, lenient, InputHash(data, size));
+  CheckAgainstBase(bytes, lenient, default_policy);
   return 0;
 }

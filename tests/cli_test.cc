@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -409,6 +410,68 @@ TEST_F(CliTest, ProcessExitCodesAndStandardInput) {
   EXPECT_EQ(ja["files"][0]["verdict"], "invalid");
   std::filesystem::remove(from_stdin);
   std::filesystem::remove(from_path);
+}
+
+// --base (docs/adapters.md), on the pairs make_corpus writes to
+// corpus/adapters/ and the split model in corpus/split/.
+std::string CorpusPath(const std::string& relative) {
+  return (std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / relative).string();
+}
+
+TEST_F(CliTest, BaseJudgesEachAdapterAgainstTheModel) {
+  const std::string base = CorpusPath("adapters/base-minimal-llama.gguf");
+  const std::string shape = CorpusPath("adapters/lora-shape.gguf");
+  EXPECT_EQ(RunTool({"validate", shape}).code, 0);  // alone, nothing is wrong with it
+  CliRun r = RunTool({"validate", "--base", base, shape, CorpusPath("adapters/lora.gguf"),
+                      CorpusPath("adapters/control-vector.gguf"), base});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("GG9155"), std::string::npos) << r.out;
+  for (const char* valid : {"adapters/lora.gguf", "adapters/control-vector.gguf"}) {
+    CliRun one = RunTool({"validate", "--format", "json", "--base", base, CorpusPath(valid)});
+    EXPECT_EQ(one.code, 0) << valid << one.out << one.err;
+  }
+  CliRun json = RunTool({"validate", "--format", "json", "--base", base, CorpusPath("adapters/lora-expert-count.gguf")});
+  EXPECT_EQ(json.code, 1);
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["files"].size(), 1u);
+  EXPECT_EQ(doc["files"][0]["findings"][0]["rule"], "GG9156") << json.out;
+  // A suppression reaches the base judge's findings too.
+  const std::string suppressions = testing::TempPath("cli_base_suppressions.json");
+  std::ofstream(suppressions) << R"({"suppressions": [{"rule": "GG9156", "path": "*lora-expert-count.gguf",)"
+                              << R"( "reason": "known", "expires": "2099-01-01"}]})";
+  EXPECT_EQ(RunTool({"validate", "--suppressions", suppressions, "--base", base,
+                     CorpusPath("adapters/lora-expert-count.gguf")})
+                .code,
+            0);
+  std::filesystem::remove(suppressions);
+}
+
+TEST_F(CliTest, BaseSplitModelIsReadShardByShard) {
+  const std::string first = CorpusPath("split/minimal-llama-00001-of-00003.gguf");
+  // blk.0 lies in shard 2: only blk.1, blk.2 and blk.40 are missing from
+  // this 1-layer model.
+  CliRun r = RunTool({"validate", "--base", first, CorpusPath("adapters/lora-tensor-missing.gguf")});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("blk.1.attn_q.weight"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("'blk.0."), std::string::npos) << r.out;
+  // Shard 1 alone under another name: its tensors are not the model's.
+  const std::string alone = testing::TempPath("cli_base_first_shard.gguf");
+  std::filesystem::copy_file(first, alone, std::filesystem::copy_options::overwrite_existing);
+  CliRun inconclusive = RunTool({"validate", "--base", alone, CorpusPath("adapters/lora.gguf")});
+  EXPECT_EQ(inconclusive.code, 5) << inconclusive.out << inconclusive.err;
+  std::filesystem::remove(alone);
+}
+
+TEST_F(CliTest, BaseThatCannotBeReadIsAnIoErrorAndStdinIsRefused) {
+  CliRun r = RunTool({"validate", "--base", *missing_, CorpusPath("adapters/lora.gguf")});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("--base"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(RunTool({"validate", "--base", "-", CorpusPath("adapters/lora.gguf")}).code, 2);
+  EXPECT_EQ(RunTool({"validate", CorpusPath("adapters/lora.gguf"), "--base"}).code, 2);
+  // A base that names no architecture cannot be judged against.
+  CliRun no_arch = RunTool({"validate", "--base", *hostile_, CorpusPath("adapters/lora.gguf")});
+  EXPECT_EQ(no_arch.code, 5) << no_arch.out << no_arch.err;
 }
 
 }  // namespace

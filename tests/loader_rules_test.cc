@@ -3,10 +3,14 @@
 #include "ggufguard/rules/loader_rules.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ggufguard/adapter/adapter_view.h"
+#include "ggufguard/adapter/base_model.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
@@ -19,7 +23,9 @@ namespace {
 using ::ggufguard::testing::BuiltFile;
 using ::ggufguard::testing::GgufBuilder;
 using ::ggufguard::testing::GgufValue;
+using ::ggufguard::testing::Describe;
 using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
 using ::ggufguard::testing::IsValid;
 using ::ggufguard::testing::LacksRule;
 using ::ggufguard::testing::MakeTinyModel;
@@ -157,6 +163,240 @@ TEST(SemanticRulesRealCorpusTest, ValidFilesStayValid) {
     }
   }
   EXPECT_GE(files, 21u);
+}
+
+// --- adapters (GG9150-GG9158, docs/adapters.md) -------------------------
+
+// A LoRA adapter as convert_lora_to_gguf.py writes one, for base tensors of
+// 32 x 32: each pair NAME.lora_a [32, rank], NAME.lora_b [rank, 32].
+GgufBuilder LoraBuilder() {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("general.type", GgufValue::Str("adapter"))
+      .AddKv("adapter.type", GgufValue::Str("lora"))
+      .AddKv("adapter.lora.alpha", GgufValue::F32(8.0f));
+  return b;
+}
+
+GgufBuilder& AddPair(GgufBuilder& b, const std::string& name, uint64_t rank_a = 4, uint64_t rank_b = 4) {
+  return b.AddTensor(name + ".lora_a", {32, rank_a}, 0).AddTensor(name + ".lora_b", {rank_b, 32}, 0);
+}
+
+GgufBuilder ControlVectorBuilder() {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("controlvector"))
+      .AddKv("controlvector.model_hint", GgufValue::Str("llama"));
+  return b;
+}
+
+TEST(LoaderRulesTest, AdapterLoraRefusedOnItsOwn) {
+  GgufBuilder ok = LoraBuilder();
+  AddPair(ok, "blk.0.attn_q.weight").AddTensor("blk.0.attn_norm.weight", {32}, 0);  // _norm.weight: skipped
+  BuiltFile good = ok.Build();
+  EXPECT_TRUE(IsValid(Check(good)));
+  EXPECT_TRUE(IsValid(Check(good, StrictPolicy())));
+
+  GgufBuilder ranks = LoraBuilder();
+  BuiltFile f = AddPair(ranks, "blk.0.attn_q.weight", 8, 4).Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kLoraAdapterRefused, f.tensor_info_offsets[0]));
+  // The token embedding's pair is flipped: its ranks are judged against a base.
+  GgufBuilder embd = LoraBuilder();
+  EXPECT_TRUE(LacksRule(Check(AddPair(embd, "token_embd.weight", 8, 4).Build()), RuleId::kLoraAdapterRefused));
+
+  GgufBuilder half = LoraBuilder();
+  f = half.AddTensor("blk.0.attn_q.weight.lora_b", {4, 32}, 0).Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kLoraAdapterRefused, f.tensor_info_offsets[0]));
+
+  GgufBuilder suffix = LoraBuilder();
+  f = AddPair(suffix, "blk.0.attn_q.weight").AddTensor("blk.0.attn_q.weight.lora_c", {4}, 0).Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kLoraAdapterRefused, f.tensor_info_offsets[2]));
+
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"general.type", "model"},
+                                   std::pair<std::string, std::string>{"adapter.type", "ia3"}}) {
+    GgufBuilder typed;
+    typed.AddKv("general.architecture", GgufValue::Str("llama"))
+        .AddKv("general.type", GgufValue::Str(key == "general.type" ? value : "adapter"))
+        .AddKv("adapter.type", GgufValue::Str(key == "adapter.type" ? value : "lora"));
+    f = AddPair(typed, "blk.0.attn_q.weight").Build();
+    EXPECT_TRUE(HasRule(Check(f), RuleId::kLoraAdapterRefused)) << key;
+  }
+  // general.type "adapter" alone makes a LoRA adapter, and adapter.type is
+  // then read as "": refused.
+  GgufBuilder untyped;
+  untyped.AddKv("general.architecture", GgufValue::Str("llama")).AddKv("general.type", GgufValue::Str("adapter"));
+  EXPECT_TRUE(HasRule(Check(AddPair(untyped, "blk.0.attn_q.weight").Build()), RuleId::kLoraAdapterRefused));
+  // Not judged as a container.
+  Policy gguf = DefaultPolicy();
+  gguf.profile = Profile::kGguf;
+  EXPECT_TRUE(LacksRule(Check(AddPair(ranks, "blk.1.attn_q.weight", 8, 4).Build(), gguf), RuleId::kLoraAdapterRefused));
+}
+
+TEST(LoaderRulesTest, AdapterDirectionLayerReadsAsStoi) {
+  EXPECT_EQ(DirectionLayer("direction.5"), 5);
+  EXPECT_EQ(DirectionLayer("direction.5x"), 5);  // stoi stops at the first non-digit
+  EXPECT_EQ(DirectionLayer("direction. \t+7"), 7);
+  EXPECT_EQ(DirectionLayer("direction.-1"), -1);
+  EXPECT_EQ(DirectionLayer("direction.2147483647"), 2147483647);
+  EXPECT_EQ(DirectionLayer("direction.-2147483648"), -2147483648LL);
+  EXPECT_EQ(DirectionLayer("direction.2147483648"), std::nullopt);  // out_of_range
+  EXPECT_EQ(DirectionLayer("direction.99999999999999999999999"), std::nullopt);
+  EXPECT_EQ(DirectionLayer("direction.x"), std::nullopt);  // invalid_argument
+  EXPECT_EQ(DirectionLayer("direction."), std::nullopt);
+  EXPECT_EQ(DirectionLayer("direction..5"), std::nullopt);
+  EXPECT_EQ(DirectionLayer("direction"), std::nullopt);
+  EXPECT_EQ(DirectionLayer("steer.1"), std::nullopt);
+  EXPECT_EQ(DirectionLayer(std::string_view("direction.3\0" "9", 13)), 3);  // a C string
+}
+
+TEST(LoaderRulesTest, AdapterControlVectorRefusedOnItsOwn) {
+  BuiltFile good = ControlVectorBuilder()
+                       .AddTensor("direction.1", {32}, 0)
+                       .AddTensor("direction.2", {32, 1}, 0)  // ggml_n_dims 1
+                       .AddTensor("direction.511", {32}, 0)
+                       .Build();
+  EXPECT_TRUE(IsValid(Check(good)));
+  EXPECT_TRUE(IsValid(Check(good, StrictPolicy())));
+
+  struct Case {
+    const char* what;
+    std::string name;
+    std::vector<uint64_t> dims;
+    uint32_t type;
+  };
+  for (const Case& c : {Case{"layer 0", "direction.0", {32}, 0}, Case{"negative", "direction.-3", {32}, 0},
+                        Case{"no number", "direction.x", {32}, 0}, Case{"other name", "steer.1", {32}, 0},
+                        Case{"f16", "direction.2", {32}, 1}, Case{"2-D", "direction.2", {32, 2}, 0},
+                        Case{"other length", "direction.2", {16}, 0}}) {
+    BuiltFile f = ControlVectorBuilder().AddTensor("direction.1", {32}, 0).AddTensor(c.name, c.dims, c.type).Build();
+    const Report r = Check(f);
+    EXPECT_TRUE(HasFinding(r, RuleId::kControlVectorRefused, f.tensor_info_offsets[1])) << c.what;
+    EXPECT_TRUE(LacksRule(r, RuleId::kControlVectorLayerRange)) << c.what;
+  }
+  EXPECT_TRUE(HasFinding(Check(ControlVectorBuilder().Build()), RuleId::kControlVectorRefused, 8));
+
+  BuiltFile high = ControlVectorBuilder().AddTensor("direction.512", {32}, 0).Build();
+  EXPECT_TRUE(HasFinding(Check(high), RuleId::kControlVectorLayerRange, high.tensor_info_offsets[0]));
+  BuiltFile wraps = ControlVectorBuilder().AddTensor("direction.2000000000", {32}, 0).Build();
+  const Report r = Check(wraps);
+  ASSERT_TRUE(HasRule(r, RuleId::kControlVectorLayerRange));
+  EXPECT_NE(r.findings[0].message.find("overflows int"), std::string::npos) << r.findings[0].message;
+}
+
+// The base model of corpus/adapters/ (make_corpus), read as --base reads it.
+BaseModel CorpusBase(const std::vector<uint8_t>& bytes) {
+  BaseModel base;
+  base.label = "base-minimal-llama.gguf";
+  AddBaseShard(base, ValidateBytes(bytes, DefaultPolicy()), 1, 1);
+  return base;
+}
+
+std::vector<uint8_t> ReadCorpusAdapter(const std::string& name) {
+  const std::filesystem::path path = std::filesystem::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "adapters" / name;
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+ValidatedFile JudgedAgainst(const std::vector<uint8_t>& adapter, const BaseModel& base, const Policy& policy) {
+  MemorySource source(adapter);
+  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy);
+  EXPECT_TRUE(file.ok());
+  JudgeAgainstBase(*file, base, policy);
+  return *std::move(file);
+}
+
+TEST(LoaderRulesTest, AdapterAgainstItsBaseModel) {
+  const std::vector<uint8_t> base_bytes = ReadCorpusAdapter("base-minimal-llama.gguf");
+  ASSERT_FALSE(base_bytes.empty()) << "corpus/adapters/ is missing: run make_corpus";
+  const BaseModel base = CorpusBase(base_bytes);
+  EXPECT_EQ(base.architecture, "llama");
+  EXPECT_EQ(base.n_embd, 32u);
+  EXPECT_EQ(base.n_layer, 3u);
+  EXPECT_TRUE(base.incomplete.empty());
+  // What each adapter of the corpus was written to break (make_corpus's
+  // AdapterPairs); the valid ones stay valid under both policies.
+  const std::vector<std::pair<std::string, std::optional<RuleId>>> pairs = {
+      {"lora.gguf", std::nullopt},
+      {"control-vector.gguf", std::nullopt},
+      {"lora-architecture.gguf", RuleId::kAdapterBaseArchitecture},
+      {"lora-tensor-missing.gguf", RuleId::kAdapterBaseTensorMissing},
+      {"lora-shape.gguf", RuleId::kAdapterBaseShape},
+      {"lora-expert-count.gguf", RuleId::kAdapterBaseExpertCount},
+      {"control-vector-embedding.gguf", RuleId::kControlVectorBaseEmbedding},
+      {"control-vector-unused-layer.gguf", RuleId::kControlVectorUnusedLayer},
+  };
+  for (const auto& [name, rule] : pairs) {
+    const std::vector<uint8_t> bytes = ReadCorpusAdapter(name);
+    ASSERT_FALSE(bytes.empty()) << name;
+    for (const Policy& policy : {DefaultPolicy(), StrictPolicy()}) {
+      EXPECT_TRUE(IsValid(ValidateBytes(bytes, policy))) << name << " on its own";
+      ValidatedFile judged = JudgedAgainst(bytes, base, policy);
+      if (!rule) {
+        EXPECT_EQ(judged.report().verdict(), Report::Verdict::kValid) << name << Describe(judged.report());
+        continue;
+      }
+      EXPECT_TRUE(HasRule(judged.report(), *rule)) << name;
+      // One rule per file: each reproducer breaks one thing.
+      for (const Finding& f : judged.report().findings) EXPECT_EQ(f.rule, *rule) << name << ": " << f.message;
+    }
+    Policy gguf = DefaultPolicy();
+    gguf.profile = Profile::kGguf;
+    EXPECT_TRUE(JudgedAgainst(bytes, base, gguf).report().findings.empty()) << name;
+  }
+  // The unused layer is a warning by default: the vector loads, in part.
+  const ValidatedFile unused = JudgedAgainst(ReadCorpusAdapter("control-vector-unused-layer.gguf"), base, DefaultPolicy());
+  EXPECT_EQ(unused.report().verdict(), Report::Verdict::kValid);
+  // A model is not an adapter: --base adds nothing to it.
+  EXPECT_TRUE(JudgedAgainst(base_bytes, base, StrictPolicy()).report().findings.empty());
+}
+
+TEST(LoaderRulesTest, AdapterAgainstABaseThatCannotBeJudgedIsInconclusive) {
+  const std::vector<uint8_t> lora = ReadCorpusAdapter("lora.gguf");
+  ASSERT_FALSE(lora.empty());
+  BaseModel no_arch;
+  no_arch.label = "weights.gguf";
+  const BuiltFile weights = GgufBuilder().AddTensor("blk.0.attn_q.weight", {32, 32}, 0).Build();
+  AddBaseShard(no_arch, ValidateBytes(weights.bytes, DefaultPolicy()), 1, 1);
+  ValidatedFile judged = JudgedAgainst(lora, no_arch, DefaultPolicy());
+  EXPECT_EQ(judged.report().verdict(), Report::Verdict::kInconclusive);
+  ASSERT_EQ(judged.report().not_checked.size(), 1u);
+  EXPECT_NE(judged.report().not_checked[0].find("names no general.architecture"), std::string::npos);
+
+  // One shard of several, read alone: its tensors are not the model's.
+  BaseModel shard;
+  shard.label = "model-00001-of-00003.gguf";
+  const BuiltFile first = GgufBuilder()
+                              .AddKv("general.architecture", GgufValue::Str("llama"))
+                              .AddKv("split.no", GgufValue::U16(0))
+                              .AddKv("split.count", GgufValue::U16(3))
+                              .Build();
+  AddBaseShard(shard, ValidateBytes(first.bytes, DefaultPolicy()), 1, 1);
+  EXPECT_EQ(JudgedAgainst(lora, shard, DefaultPolicy()).report().verdict(), Report::Verdict::kInconclusive);
+
+  BaseModel unparsed;
+  unparsed.label = "cut.gguf";
+  const std::vector<uint8_t> cut(lora.begin(), lora.begin() + 20);
+  AddBaseShard(unparsed, ValidateBytes(cut, DefaultPolicy()), 1, 1);
+  EXPECT_EQ(JudgedAgainst(lora, unparsed, DefaultPolicy()).report().verdict(), Report::Verdict::kInconclusive);
+  // An error still makes the adapter invalid, whatever the base.
+  GgufBuilder ranks = LoraBuilder();
+  const BuiltFile bad = AddPair(ranks, "blk.0.attn_q.weight", 8, 4).Build();
+  EXPECT_EQ(JudgedAgainst(bad.bytes, unparsed, DefaultPolicy()).report().verdict(), Report::Verdict::kInvalid);
+}
+
+TEST(LoaderRulesTest, AdapterAgainstItsBaseListsAtMostThePolicysCap) {
+  BaseModel base;
+  base.label = "base";
+  base.architecture = "llama";
+  GgufBuilder b = LoraBuilder();
+  for (int i = 0; i < 150; ++i) AddPair(b, "blk." + std::to_string(i) + ".attn_q.weight");
+  const BuiltFile f = b.Build();
+  Policy policy = DefaultPolicy();
+  policy.limits.max_findings_per_rule = 20;
+  const ValidatedFile judged = JudgedAgainst(f.bytes, base, policy);
+  EXPECT_EQ(judged.report().findings.size(), 20u);
+  ASSERT_EQ(judged.report().suppressed.count(RuleId::kAdapterBaseTensorMissing), 1u);
+  EXPECT_EQ(judged.report().suppressed.at(RuleId::kAdapterBaseTensorMissing), 130u);
+  EXPECT_EQ(judged.report().verdict(), Report::Verdict::kInvalid);
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckChatTemplates(ctx, report.templates);
   CheckResourceUse(ctx, keys);
   CheckLoaderAsserts(ctx, keys);
+  CheckAdapter(ctx, keys);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
@@ -135,12 +136,26 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
 void ValidatedFile::AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
   if (!policy.Enabled(rule)) return;
   const Severity severity = policy.SeverityOf(rule);
+  if (severity == Severity::kError) report_.has_errors = true;
+  // The policy's per-rule cap, as FindingSink keeps it: once a rule has
+  // findings counted rather than listed, every later one is counted.
+  auto counted = report_.suppressed.find(rule);
+  if (counted == report_.suppressed.end()) {
+    const auto listed = std::count_if(report_.findings.begin(), report_.findings.end(),
+                                      [&](const Finding& f) { return f.rule == rule; });
+    if (static_cast<uint64_t>(listed) >= policy.limits.max_findings_per_rule) {
+      counted = report_.suppressed.emplace(rule, 0).first;
+    }
+  }
+  if (counted != report_.suppressed.end()) {
+    ++counted->second;
+    return;
+  }
   Finding finding{rule, severity, offset, std::move(message)};
   auto at = std::upper_bound(report_.findings.begin(), report_.findings.end(), finding, [](const Finding& a, const Finding& b) {
     return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
   });
   report_.findings.insert(at, std::move(finding));
-  if (severity == Severity::kError) report_.has_errors = true;
 }
 
 namespace {

@@ -144,8 +144,9 @@ class ValidatedFile {
   // The whole file's SHA-256, where the caller read it in a pass of its own.
   void set_sha256(std::string hex) { report_.sha256 = std::move(hex); }
   // A finding about the file that the caller established outside the rules
-  // (a remote file's hub metadata against its bytes), under `policy`'s
-  // severities and disabled rules, in the report's order.
+  // (a remote file's hub metadata against its bytes, an adapter against its
+  // base model), under `policy`'s severities, disabled rules and per-rule
+  // cap, in the report's order.
   void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
   // A file whose header could not be read within a budget (`spent`, for
   // which IsBudgetSpent holds): no finding, nothing judged, verdict

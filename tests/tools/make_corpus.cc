@@ -10,6 +10,9 @@
 //                                in both byte orders, minimal-llama.gguf
 //   corpus/rules/GGnnnn-<name>.gguf
 //                                one minimal reproducer per rule in the catalog
+//   corpus/adapters/*.gguf       a base model (the minimal llama, 3 layers), a valid
+//                                LoRA adapter and control vector for it, and one adapter
+//                                per --base rule (GG9153-GG9158) that breaks it
 //   corpus/policies/*.json       policy files, seeds for fuzz/policy_fuzzer.cc, and
 //   corpus/policies/*.seed       its other input form: policy JSON, NUL, GGUF file
 //   corpus/regressions/README.md (only if missing; the directory holds inputs
@@ -44,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "ggufguard/adapter/base_model.h"
 #include "ggufguard/format/ggml_type.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/policy_file.h"
@@ -412,6 +416,112 @@ GgufValue NestedArrays(int depth) {
   return v;
 }
 
+// --- adapters (GG9150-GG9158) ------------------------------------------
+
+// The base model adapters are written for: the minimal llama with 3
+// layers, so that control vector directions 1 and 2 apply.
+constexpr uint32_t kAdapterBaseBlocks = 3;
+
+struct LoraTensor {
+  std::string name;
+  std::vector<uint64_t> dims;
+};
+
+// A LoRA adapter as convert_lora_to_gguf.py writes one: general.type
+// "adapter", adapter.type "lora", the alpha, and f32 pairs NAME.lora_a
+// [in, rank], NAME.lora_b [rank, out] for the base tensors NAME [in, out].
+GgufBuilder LoraAdapter(const std::vector<LoraTensor>& tensors, const KvOverrides& overrides = {}) {
+  KvOverrides kvs = {
+      {"general.architecture", GgufValue::Str("llama")},
+      {"general.type", GgufValue::Str("adapter")},
+      {"general.name", GgufValue::Str("minimal-llama-lora")},
+      {"adapter.type", GgufValue::Str("lora")},
+      {"adapter.lora.alpha", GgufValue::F32(8.0f)},
+  };
+  for (const auto& [key, value] : overrides) {
+    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != kvs.end()) {
+      it->second = value;
+    } else {
+      kvs.emplace_back(key, value);
+    }
+  }
+  GgufBuilder b;
+  for (const auto& [key, value] : kvs) b.AddKv(key, value);
+  for (const LoraTensor& t : tensors) {
+    uint64_t n = 1;
+    for (uint64_t d : t.dims) n *= d;
+    b.AddTensor(t.name, t.dims, 0, TensorOptions{.data = Le32(std::vector<float>(n, 0.01f))});
+  }
+  return b;
+}
+
+// Rank 4 on the attention projections of every layer of the base.
+std::vector<LoraTensor> GoodLoraTensors() {
+  constexpr uint64_t kEmbd = kMinimalLlamaEmbd, kRank = 4;
+  std::vector<LoraTensor> out;
+  for (uint32_t il = 0; il < kAdapterBaseBlocks; ++il) {
+    for (const char* proj : {"attn_q", "attn_v"}) {
+      const std::string name = "blk." + std::to_string(il) + "." + proj + ".weight";
+      out.push_back({name + ".lora_a", {kEmbd, kRank}});
+      out.push_back({name + ".lora_b", {kRank, kEmbd}});
+    }
+  }
+  return out;
+}
+
+// A control vector as llama-cvector-generator writes one: architecture
+// "controlvector", the model hint and layer count, and one f32 direction
+// per layer from 1.
+GgufBuilder ControlVector(const std::vector<std::pair<std::string, uint64_t>>& directions) {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("controlvector"))
+      .AddKv("controlvector.model_hint", GgufValue::Str("llama"))
+      .AddKv("controlvector.layer_count", GgufValue::I32(static_cast<int32_t>(directions.size())));
+  for (const auto& [name, length] : directions) {
+    b.AddTensor(name, {length}, 0, TensorOptions{.data = Le32(std::vector<float>(length, 0.5f))});
+  }
+  return b;
+}
+
+std::vector<std::pair<std::string, uint64_t>> GoodDirections() {
+  return {{"direction.1", kMinimalLlamaEmbd}, {"direction.2", kMinimalLlamaEmbd}};
+}
+
+// An adapter and the rule it breaks against the base model (or none: a
+// pair that must be judged valid).
+struct AdapterPair {
+  std::string name;
+  std::optional<RuleId> rule;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<AdapterPair> AdapterPairs() {
+  constexpr uint64_t kEmbd = kMinimalLlamaEmbd;
+  std::vector<AdapterPair> out;
+  auto add = [&](std::string name, std::optional<RuleId> rule, const GgufBuilder& b) {
+    out.push_back({std::move(name), rule, b.Build().bytes});
+  };
+  add("lora.gguf", std::nullopt, LoraAdapter(GoodLoraTensors()));
+  add("control-vector.gguf", std::nullopt, ControlVector(GoodDirections()));
+  add("lora-architecture.gguf", RuleId::kAdapterBaseArchitecture,
+      LoraAdapter(GoodLoraTensors(), {{"general.architecture", GgufValue::Str("qwen2")}}));
+  std::vector<LoraTensor> beyond = GoodLoraTensors();
+  beyond.push_back({"blk.40.attn_q.weight.lora_a", {kEmbd, 4}});
+  beyond.push_back({"blk.40.attn_q.weight.lora_b", {4, kEmbd}});
+  add("lora-tensor-missing.gguf", RuleId::kAdapterBaseTensorMissing, LoraAdapter(beyond));
+  add("lora-shape.gguf", RuleId::kAdapterBaseShape,
+      LoraAdapter({{"blk.0.ffn_up.weight.lora_a", {kEmbd * 2, 4}}, {"blk.0.ffn_up.weight.lora_b", {4, kMinimalLlamaFf}}}));
+  // #29128: the base tensor is 2-D (one expert), the adapter holds two.
+  add("lora-expert-count.gguf", RuleId::kAdapterBaseExpertCount,
+      LoraAdapter({{"blk.0.ffn_up.weight.lora_a", {kEmbd, 4, 2}}, {"blk.0.ffn_up.weight.lora_b", {4, kMinimalLlamaFf, 2}}}));
+  add("control-vector-embedding.gguf", RuleId::kControlVectorBaseEmbedding,
+      ControlVector({{"direction.1", kEmbd * 2}, {"direction.2", kEmbd * 2}}));
+  add("control-vector-unused-layer.gguf", RuleId::kControlVectorUnusedLayer,
+      ControlVector({{"direction.1", kEmbd}, {"direction.3", kEmbd}}));
+  return out;
+}
+
 std::map<RuleId, Reproducer> Reproducers() {
   std::map<RuleId, Reproducer> r;
   auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
@@ -682,6 +792,12 @@ std::map<RuleId, Reproducer> Reproducers() {
       break;
     }
   }
+
+  // 9150-9152 adapters on their own
+  add(RuleId::kLoraAdapterRefused, LoraAdapter({{"blk.0.attn_q.weight.lora_a", {kMinimalLlamaEmbd, 8}},
+                                                {"blk.0.attn_q.weight.lora_b", {4, kMinimalLlamaEmbd}}}));
+  add(RuleId::kControlVectorRefused, ControlVector({{"direction.0", kMinimalLlamaEmbd}}));
+  add(RuleId::kControlVectorLayerRange, ControlVector({{"direction.2000000000", kMinimalLlamaEmbd}}));
   return r;
 }
 
@@ -733,12 +849,16 @@ std::vector<PolicyFile> PolicyFiles() {
 // together (a split set), so no one file can trigger them;
 // tests/split_set_test.cc writes a set for each, and corpus/split/ holds a
 // valid set. The remote rules compare a file with what its server says of
-// it (tests/remote_test.cc has a hub that lies).
+// it (tests/remote_test.cc has a hub that lies). The adapter rules judge an
+// adapter against its base model: corpus/adapters/ holds a pair for each
+// (AdapterPairs), checked here and by tests/loader_rules_test.cc.
 const std::set<RuleId>& Untriggerable() {
   static const std::set<RuleId> kSetRules = {
       RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
       RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
-      RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch};
+      RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch,
+      RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
+      RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
   return kSetRules;
 }
 
@@ -1190,8 +1310,9 @@ int main(int argc, char** argv) {
   }
   const fs::path root = argv[1];
   const fs::path valid_dir = root / "valid", rules_dir = root / "rules", regressions_dir = root / "regressions";
-  const fs::path policies_dir = root / "policies", split_dir = root / "split";
+  const fs::path policies_dir = root / "policies", split_dir = root / "split", adapters_dir = root / "adapters";
   Clean(valid_dir, ".gguf");
+  Clean(adapters_dir, ".gguf");
   Clean(split_dir, ".gguf");
   Clean(rules_dir, ".gguf");
   Clean(policies_dir, ".json");
@@ -1244,6 +1365,40 @@ int main(int argc, char** argv) {
           if (report == nullptr || !report->valid()) Fail("split/" + name + " is not valid alone");
         });
     if (set.verdict() != ggufguard::Report::Verdict::kValid) Fail("split/minimal-llama-*-of-00003.gguf is not a valid set");
+  }
+
+  {
+    // The base model, then each adapter judged against it as --base does.
+    const std::vector<uint8_t> base_bytes = MinimalLlama({}, kAdapterBaseBlocks).Build().bytes;
+    WriteFile(adapters_dir / "base-minimal-llama.gguf", base_bytes);
+    total += base_bytes.size();
+    ++files;
+    const ggufguard::Report base_report = ggufguard::ValidateBytes(base_bytes, default_policy);
+    if (!base_report.valid()) Fail("adapters/base-minimal-llama.gguf is not valid");
+    ggufguard::BaseModel base;
+    base.label = "base-minimal-llama.gguf";
+    ggufguard::AddBaseShard(base, base_report, 1, 1);
+    for (const AdapterPair& pair : AdapterPairs()) {
+      for (const Policy& policy : {default_policy, ggufguard::StrictPolicy()}) {
+        ggufguard::MemorySource source(pair.bytes);
+        absl::StatusOr<ggufguard::ValidatedFile> file = ggufguard::ValidateSource(source, policy);
+        if (!file.ok()) {
+          Fail("adapters/" + pair.name + " cannot be read");
+          continue;
+        }
+        if (!file->report().valid()) Fail("adapters/" + pair.name + " is not valid on its own under " + policy.name);
+        ggufguard::JudgeAgainstBase(*file, base, policy);
+        const bool judged_valid = file->report().verdict() == ggufguard::Report::Verdict::kValid;
+        if (pair.rule ? !HasRule(file->report(), *pair.rule) : !judged_valid) {
+          Fail("adapters/" + pair.name + (pair.rule ? " does not trigger " + ggufguard::RuleCode(*pair.rule)
+                                                    : std::string(" is not valid against its base")) +
+               " under " + policy.name);
+        }
+      }
+      WriteFile(adapters_dir / pair.name, pair.bytes);
+      total += pair.bytes.size();
+      ++files;
+    }
   }
 
   const std::map<RuleId, Reproducer> reproducers = Reproducers();

@@ -78,6 +78,8 @@ uint64_t CountZeroBytes(const uint8_t* data, size_t size);
 // shows `max_bytes` of its bytes: the first three quarters, "...", and the
 // last quarter, so that names sharing a long prefix stay apart.
 std::string EscapeForDisplay(std::string_view s, size_t max_bytes = 64);
+// Paths are printed escaped up to PATH_MAX bytes.
+inline constexpr size_t kMaxPathBytes = 4096;
 
 }  // namespace ggufguard
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ggufguard/adapter/base_model.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/cyclonedx.h"
 #include "ggufguard/report/markdown.h"
@@ -31,7 +32,7 @@ constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
     "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
-    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] FILE... | -\n"
+    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--base MODEL] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
@@ -41,7 +42,8 @@ constexpr char kUsage[] =
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error,\n"
     "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget,\n"
     "            a missing shard)\n"
-    "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n";
+    "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n"
+    "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n";
 
 struct Options {
   std::string command;
@@ -59,6 +61,7 @@ struct Options {
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
   std::string suppressions, baseline;  // report/triage.h
+  std::optional<std::string> base;  // --base: the model adapters are judged against (adapter/base_model.h)
 };
 
 // A hand-written parser: absl::flags exits the process on a bad flag, and our
@@ -91,6 +94,14 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
       if (!value(&o.suppressions)) return std::nullopt;
     } else if (a == "--baseline") {
       if (!value(&o.baseline)) return std::nullopt;
+    } else if (a == "--base") {
+      std::string v;
+      if (!value(&v)) return std::nullopt;
+      if (v == "-") {
+        err << "ggufguard: --base wants a file or URL; standard input holds the file to validate\n";
+        return std::nullopt;
+      }
+      o.base = v;
     } else if (a == "--profile") {
       std::string v;
       if (!value(&v)) return std::nullopt;
@@ -288,6 +299,46 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   return v;
 }
 
+// --base: the base model's facts, from its header; from every shard's when
+// it is named as a shard of a split model. nullopt, with the reason on
+// `err`, when it cannot be read at all.
+std::optional<BaseModel> ReadBaseForCli(const std::string& path, const Policy& policy, const Options& o,
+                                        std::ostream& err) {
+  Options header_only = o;
+  header_only.header_only = true;
+  header_only.hash = false;
+  header_only.deep = DeepOptions{};
+  header_only.file_size.reset();
+  BaseModel base;
+  base.label = path;
+  if (const std::optional<ShardName> shard = ParseShardName(path)) {
+    const SetReport set = ValidateSplitSet(
+        *shard, policy, RemoteAwareShardOpener(o.remote, LocalShardOpener()),
+        [&](ByteSource& source, const std::string& location) {
+          return ValidateOpened(source, location, policy, header_only);
+        },
+        [&](const std::string& location, const Report* report, const std::string&) {
+          if (report != nullptr) AddBaseShard(base, *report, ParseShardName(location)->number, shard->count);
+        });
+    for (const ShardStatus& s : set.shards) {
+      if (s.verdict == "missing" || s.verdict == "io-error") {
+        base.incomplete.push_back(absl::StrCat("base model shard ", EscapeForDisplay(s.location, kMaxPathBytes),
+                                               ": ", s.verdict));
+      }
+    }
+    if (set.shards.empty()) base.incomplete.push_back("no shard of the base model was read");
+    return base;
+  }
+  std::unique_ptr<Validated> v = ValidateInput(path, policy, header_only);
+  if (v->report() == nullptr) {
+    err << "ggufguard: --base " << EscapeForDisplay(path, kMaxPathBytes) << ": "
+        << EscapeForDisplay(v->io_error, kMaxPathBytes) << "\n";
+    return std::nullopt;
+  }
+  AddBaseShard(base, *v->report(), 1, 1);
+  return base;
+}
+
 int ListRules(std::ostream& out) {
   for (const RuleInfo& r : AllRules()) {
     out << RuleCode(r.id) << "  " << r.name << "  default=" << SeverityName(r.default_severity)
@@ -331,6 +382,11 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!triage) return kExitUsage;
   if (triage->NeedsHash() && !o->header_only) o->hash = true;  // matching by file hash
   if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
+  std::optional<BaseModel> base;
+  if (o->base) {
+    base = ReadBaseForCli(*o->base, *policy, *o, err);
+    if (!base) return kExitIo;
+  }
 
   // Each file is written out as soon as it is validated and then dropped:
   // memory does not grow with the number of files.
@@ -384,6 +440,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       continue;
     }
     std::unique_ptr<Validated> v = ValidateInput(path, *policy, *o);
+    if (v->report() != nullptr && base) JudgeAgainstBase(*v->file, *base, *policy);
     if (v->report() != nullptr) triage->Apply(*policy, path, &v->file->mutable_report());
     emit(FileOutcome{path, v->report(), v->io_error, v->transfer});
   }

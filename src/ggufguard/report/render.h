@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ggufguard/base/text.h"  // kMaxPathBytes
 #include "ggufguard/base/version.h"
 #include "ggufguard/remote/transfer_stats.h"
 #include "ggufguard/split/split_set.h"
@@ -28,9 +29,6 @@ struct FileOutcome {
   // A remote input's requests and bytes received (with or without a report).
   std::optional<TransferStats> transfer = std::nullopt;
 };
-
-// Paths are printed escaped up to PATH_MAX bytes.
-inline constexpr size_t kMaxPathBytes = 4096;
 
 // A path that begins a line of text output: EscapeForDisplay, and ':' as
 // \x3a too, so that a line's first ':' always ends its path and a name

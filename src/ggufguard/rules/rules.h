@@ -104,6 +104,9 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys);
 // roots, folded names) from the same analysis, so that no renderer analyses
 // a template again, and none with other limits than the policy's.
 void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests);
+// 9150-9152: a LoRA adapter or control vector that llama.cpp refuses on its
+// own (adapter_rules.cc); against a base model: adapter/base_model.h.
+void CheckAdapter(RuleContext& ctx, const KeyIndex& keys);
 // 9xxx: what a loader would allocate (KV cache, vocabulary, header objects)
 // against the policy limits.
 void CheckResourceUse(RuleContext& ctx, const KeyIndex& keys);
