@@ -31,7 +31,7 @@ function(compare sub)
   endforeach()
   set(stale ${stale} PARENT_SCOPE)
 endfunction()
-foreach(sub valid rules policies split)
+foreach(sub valid rules policies split adapters)
   compare(${sub} *.gguf *.json *.seed)
 endforeach()
 # corpus/regressions holds hand-kept files too: only what make_corpus writes
