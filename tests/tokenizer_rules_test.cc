@@ -304,6 +304,43 @@ TEST(VocabularyLoadRulesTest, UnknownPreTokenizer) {
   }
 }
 
+// GG7011: the RWKV tokenizer spins forever on "\n" when tokens start with a
+// newline (unescaped) but none is one.
+TinyModel Rwkv(std::vector<std::string> tokens, std::vector<int32_t> types) {
+  TinyModel m = MakeTinyModel();
+  m.Set("tokenizer.ggml.model", GgufValue::Str("rwkv"))
+      .Set("tokenizer.ggml.tokens", GgufValue::StrArray(tokens))
+      .Set("tokenizer.ggml.token_type", GgufValue::I32Array(types))
+      .Erase("tokenizer.ggml.merges");
+  return m;
+}
+
+TEST(VocabularyLoadRulesTest, RwkvVocabularyWithoutANewlineTokenHangs) {
+  const std::vector<int32_t> normal = {2, 3, 3, 1, 1, 1, 1};
+  for (const char* first : {"\\n\\n", "\\n ", "\\x0a\\x0a", "\n\n", "\\nabc"}) {
+    TinyModel m = Rwkv({"<unk>", "<s>", "</s>", first, "a", "b", "c"}, normal);
+    BuiltFile f = m.Build();
+    const Report r = Check(f);
+    // Token 3's bytes: past three length fields and "<unk>", "<s>", "</s>".
+    const uint64_t token3 = m.Kv(f, "tokenizer.ggml.tokens").array_elements() + 3 * 8 + 12 + 8;
+    EXPECT_TRUE(HasFinding(r, RuleId::kRwkvNewlineHang, token3)) << first << testing::Describe(r);
+    EXPECT_FALSE(r.valid()) << first;
+    EXPECT_TRUE(LacksRule(Check(f, GgufProfile(DefaultPolicy())), RuleId::kRwkvNewlineHang)) << first;
+  }
+  // The neighbours: a newline token (escaped or raw, in any place), no
+  // token starting with one, another vocabulary.
+  for (const std::vector<std::string>& tokens :
+       std::vector<std::vector<std::string>>{{"<unk>", "<s>", "</s>", "\\n\\n", "a", "b", "\\n"},
+                                             {"<unk>", "<s>", "</s>", "\\n\\n", "\\x0a", "b", "c"},
+                                             {"<unk>", "<s>", "</s>", "\n", "\\n\\n", "b", "c"},
+                                             {"<unk>", "<s>", "</s>", "a\\n", "\\\\n", "\\t\\n", "c"}}) {
+    EXPECT_TRUE(LacksRule(Check(Rwkv(tokens, normal).Build()), RuleId::kRwkvNewlineHang)) << tokens[3];
+  }
+  TinyModel llama = Rwkv({"<unk>", "<s>", "</s>", "\\n\\n", "a", "b", "c"}, normal);
+  llama.Set("tokenizer.ggml.model", GgufValue::Str("llama"));
+  EXPECT_TRUE(LacksRule(Check(llama.Build()), RuleId::kRwkvNewlineHang));
+}
+
 // GG7008: a token added to every prompt whose id resolves to none throws in
 // check_add_special_token.
 TEST(VocabularyLoadRulesTest, AddedSpecialTokenWithoutAnId) {

@@ -22,6 +22,9 @@ const kRefusals = [
   {rule: "GG7008", message: /is true, but \S+ is not set/, since: "check_add_special_token"},
   {rule: "GG7009", message: /cannot find tokenizer (vocab|merges) in model file/},
   {rule: "GG7010", message: /precompiled_charsmap too small|Index out of array bounds in precompiled charsmap/},
+  // RWKV's tokenizer loops on "\n", appending a token each time, until the
+  // child's memory limit makes the allocation throw.
+  {rule: "GG7011", message: /std::bad_alloc/},
 ];
 
 async function main(argv) {

@@ -695,6 +695,10 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kUnknownTokenizerModel, model_vocab("deepseek_coder"));
   add(RuleId::kUnknownPreTokenizer,
       model_vocab("gpt2", {{"tokenizer.ggml.pre", GgufValue::Str("stablelm")}, {"tokenizer.ggml.merges", merges}}));
+  // An RWKV vocabulary with a double newline but no single one.
+  std::vector<std::string> rwkv_tokens = MinimalLlamaTokens();
+  rwkv_tokens.back() = "\\n\\n";
+  add(RuleId::kRwkvNewlineHang, model_vocab("rwkv", {{"tokenizer.ggml.tokens", GgufValue::StrArray(rwkv_tokens)}}));
   // glm4 has no default bos; an id outside the vocabulary is ignored.
   add(RuleId::kAddSpecialTokenUnset,
       model_vocab("gpt2", {{"tokenizer.ggml.pre", GgufValue::Str("glm4")}, {"tokenizer.ggml.merges", merges},

@@ -1,8 +1,9 @@
-// 7006-7008: what llama.cpp's vocabulary loader (llama_vocab::impl::load,
-// src/llama-vocab.cpp) refuses before it has read a token: a vocabulary
-// model it does not know, a BPE pre-tokenizer it does not know, and a
-// special token it is told to add to every prompt that resolves to no id.
-// Each throws, so llama.cpp cannot load the file at all. The names come from
+// 7006-7008 and 7011: what llama.cpp's vocabulary loader (llama_vocab::impl::load,
+// src/llama-vocab.cpp) cannot get past: a vocabulary model it does not
+// know, a BPE pre-tokenizer it does not know, a special token it is told
+// to add to every prompt that resolves to no id (each throws, so llama.cpp
+// cannot load the file at all), and an RWKV vocabulary on which its search
+// for the newline token never ends. The names come from
 // the generated vocab_tables.inc (scripts/gen_vocab_tables.py); the defaults
 // below are the loader's, read at the commit the table names.
 #include <algorithm>
@@ -141,6 +142,68 @@ void CheckAddedTokens(RuleContext& ctx, const KeyIndex& keys, const LlamaTokeniz
   }
 }
 
+// The first `max` bytes of llama_unescape_rwkv_token(escaped): \t \n \r,
+// \xHH (each digit read as c >= 'a' ? c - 'a' + 10 : c - '0', so other
+// letters give other bytes, as in the loader), \c for any other c.
+std::string UnescapeRwkvPrefix(std::string_view escaped, size_t max) {
+  std::string out;
+  uint8_t hex_remaining = 0, hex_acc = 0;
+  bool escaping = false;
+  for (const char c : escaped) {
+    if (out.size() >= max) break;
+    if (hex_remaining != 0) {
+      const uint8_t value = static_cast<uint8_t>(c >= 'a' ? c - 'a' + 10 : c - '0');
+      hex_acc = static_cast<uint8_t>((hex_acc << 4) + value);
+      if (--hex_remaining == 0) {
+        out.push_back(static_cast<char>(hex_acc));
+        hex_acc = 0;
+      }
+    } else if (escaping) {
+      if (c == 'x') {
+        hex_remaining = 2;
+      } else {
+        out.push_back(c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c);
+      }
+      escaping = false;
+    } else if (c == '\\') {
+      escaping = true;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// GG7011. To find the newline token, the loader tokenizes "\n" with the
+// RWKV tokenizer (llm_tokenizer_rwkv_session::tokenize), which walks a trie
+// of the unescaped token texts for the longest token. When some token
+// starts with a newline but none is one, the walk ends with a match of
+// length 0, and the loop starts again at the same position, forever, adding
+// a token each time: the process spins until memory runs out. (The
+// GGML_ASSERT that the result is not empty, which follows, cannot fail: an
+// unmatched byte gives the unknown token. A special token that the
+// special-token pass could match first is spelled "\n", so it is itself a
+// newline token.)
+void CheckRwkvNewline(RuleContext& ctx, const ArrayView& tokens) {
+  if (!ctx.sink.Enabled(RuleId::kRwkvNewlineHang) || tokens.element_type != ValueType::kString) return;
+  std::optional<std::pair<uint64_t, uint64_t>> first_prefix;  // (id, offset) of a token starting with "\n"
+  bool newline_token = false;
+  tokens.ForEachString(tokens.count, [&](uint64_t i, std::string_view text, uint64_t at) {
+    // gguf_get_arr_str, read into a std::string: cut at NUL.
+    const std::string head = UnescapeRwkvPrefix(CString(text), 2);
+    if (head.empty() || head[0] != '\n') return true;
+    if (head.size() == 1) newline_token = true;
+    if (!first_prefix) first_prefix.emplace(i, at);
+    return !newline_token;
+  });
+  if (newline_token || !first_prefix) return;
+  ctx.sink.Add(RuleId::kRwkvNewlineHang, first_prefix->second,
+               absl::StrCat("token ", first_prefix->first,
+                            " of this RWKV vocabulary starts with a newline and no token is one: llama.cpp's RWKV "
+                            "tokenizer loops forever on \"\\n\" as the vocabulary loads (its output grows until "
+                            "memory runs out)"));
+}
+
 }  // namespace
 
 void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
@@ -174,6 +237,7 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* tokens_kv = keys.Find(kTokenArrayKey);
   if (tokens_kv == nullptr || tokens_kv->type() != ValueType::kArray) return;  // the loader throws: GG4008/GG4004
   const uint64_t n_tokens = static_cast<uint32_t>(tokens_kv->value().array.count);  // read as a uint32_t
+  if (model->vocab_type == "rwkv") CheckRwkvNewline(ctx, tokens_kv->value().array);
   CheckAddedTokens(ctx, keys, *model, pre, n_tokens);
 }
 
