@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/io/source.h"
 #include "ggufguard/rules/rules.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
@@ -1152,6 +1153,38 @@ TEST_P(GgmlRefusalTest, IsAnErrorUnderTheDefaultPolicy) {
     EXPECT_TRUE(error) << RuleCode(refusal.rule) << " under " << ProfileName(profile) << ": " << Describe(report);
     EXPECT_FALSE(report.valid()) << ProfileName(profile);
   }
+}
+
+// Issue 29's path: --header-only --file-size N with a huge N, as a gate
+// that fetched only the header of a remote file runs it. Every refusal that
+// the header decides (all but where the file ends) is an error from the
+// header alone, whatever the size claimed.
+TEST_P(GgmlRefusalTest, TheHeaderAloneDecidesWhateverTheFileSize) {
+  const GgmlRefusal& refusal = GetParam();
+  switch (refusal.rule) {
+    case RuleId::kTruncated:           // the file's end, which --file-size moves
+    case RuleId::kMissingTensorData:
+    case RuleId::kTensorOutOfBounds:
+    case RuleId::kUnpaddedEnd:
+      return;
+    default:
+      break;
+  }
+  const BuiltFile f = refusal.make();
+  Policy policy = DefaultPolicy();
+  policy.profile = Profile::kGguf;
+  MemoryStream stream(f.bytes);
+  StreamOptions options;
+  options.header_only = true;
+  options.file_size = uint64_t{9000000000000000000};
+  const absl::StatusOr<ValidatedFile> v = ValidateStream(stream, policy, options);
+  ASSERT_TRUE(v.ok()) << v.status();
+  bool error = false;
+  for (const Finding& finding : v->report().findings) {
+    error = error || (finding.rule == refusal.rule && finding.severity == Severity::kError);
+  }
+  EXPECT_TRUE(error) << RuleCode(refusal.rule) << ": " << Describe(v->report());
+  EXPECT_EQ(v->report().verdict(), Report::Verdict::kInvalid);
 }
 
 INSTANTIATE_TEST_SUITE_P(GgmlParity, GgmlRefusalTest, ::testing::ValuesIn(GgmlRefusals()),
