@@ -127,6 +127,10 @@ TEST(ToolFilesTest, ProfilesSplitTheCatalog) {
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kSpecialTokenId));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kKvCacheEstimate));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kDuplicateToken));
+  // What only ggml's no_alloc=false reader refuses: the gguf profile alone.
+  EXPECT_TRUE(ProfileRuns(Profile::kGguf, RuleId::kUnpaddedEnd));
+  EXPECT_FALSE(ProfileRuns(Profile::kLlamaCpp, RuleId::kUnpaddedEnd));
+  EXPECT_TRUE(ProfileRuns(Profile::kLlamaCpp, RuleId::kTensorOutOfBounds));
   EXPECT_EQ(ParseProfile("gguf"), Profile::kGguf);
   EXPECT_EQ(ParseProfile("llama.cpp"), Profile::kLlamaCpp);
   EXPECT_FALSE(ParseProfile("sd").has_value());

@@ -388,7 +388,7 @@ std::vector<ValidFile> ValidFiles() {
     out.push_back({"alignment-64.gguf", b.Build().bytes});
   }
   {
-    GgufBuilder b = WithArch();  // the last tensor is not padded to the alignment: accepted
+    GgufBuilder b = WithArch();  // the last tensor is not padded to the alignment: llama.cpp accepts it (GG6012 under --profile gguf)
     b.set_pad_end(false).AddKv("general.name", GgufValue::Str("no end padding"));
     b.AddTensor("a.weight", {3}, 0).AddTensor("b.weight", {5}, 0);
     out.push_back({"no-end-padding.gguf", b.Build().bytes});
@@ -668,6 +668,8 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kDeepCheckLimit, OneTensor("a.weight", {8}, 0, TensorOptions{.fill = DataFill::kZeros}));
   // Checked with --deep: a Q8_1 tensor (one 36-byte block of zeros).
   add(RuleId::kTensorDataUncheckable, OneTensor("a.weight", {32}, 9, TensorOptions{.fill = DataFill::kZeros}));
+  // Checked with --profile gguf: the second tensor's 16 bytes end the file, 16 short of its padded end.
+  add(RuleId::kUnpaddedEnd, OneTensor("a.weight", {4}, 0).AddTensor("b.weight", {4}, 0).set_pad_end(false));
 
   // 7xxx tokenizer
   auto vocab = [&](std::vector<std::string> tokens) {

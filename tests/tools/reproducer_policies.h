@@ -56,6 +56,10 @@ inline ReproducerPolicy PolicyForReproducer(RuleId id) {
       r.policy.limits.max_deep_bytes = 16;
       r.change = "--deep and max_deep_bytes = 16 (default: no limit)";
       break;
+    case RuleId::kUnpaddedEnd:
+      r.policy.profile = Profile::kGguf;
+      r.change = "--profile gguf (llama.cpp accepts a file without its last padding; ggml's no_alloc=false reader does not)";
+      break;
     default:
       break;
   }

@@ -26,4 +26,6 @@ bool JudgesLlmSemantics(RuleId id) {
   return n >= 9050 && n <= 9099;  // what llama.cpp's loader aborts on (fuzz/oracle)
 }
 
+bool JudgesGenericGgmlReaders(RuleId id) { return id == RuleId::kUnpaddedEnd; }
+
 }  // namespace ggufguard

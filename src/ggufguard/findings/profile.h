@@ -1,9 +1,9 @@
 // Profiles: what a file is judged as, beside how hard (the policy).
 //
 // `llama.cpp` (the default) judges a file as a model or vocabulary for
-// llama.cpp: every rule. `gguf` judges it as a GGUF container for any ggml
-// program (stable-diffusion.cpp weights, whisper.cpp, ggml's examples):
-// every structural and safety rule, none about LLM semantics (known keys and
+// llama.cpp: every rule but what only ggml's generic readers refuse (GG6012).
+// `gguf` judges it as a GGUF container for any ggml program
+// (stable-diffusion.cpp weights, whisper.cpp, ggml's examples): every structural and safety rule, none about LLM semantics (known keys and
 // hyperparameters, the vocabulary, what llama.cpp's loader aborts on). The
 // chat-template rules stay: a template is code wherever it is found.
 // docs/policy.md ("Profiles") lists the rules each judges.
@@ -28,7 +28,15 @@ std::optional<Profile> ParseProfile(std::string_view name);  // nullopt for any 
 // about the container: the gguf profile runs none of them.
 bool JudgesLlmSemantics(RuleId id);
 
-inline bool ProfileRuns(Profile p, RuleId id) { return p == Profile::kLlamaCpp || !JudgesLlmSemantics(id); }
+// Whether rule `id` is about what ggml's generic readers refuse but
+// llama.cpp's loader accepts (GG6012: ggml's gguf_init_from_file reading the
+// data blob, no_alloc=false, which llama.cpp never asks for): the llama.cpp
+// profile runs none of them.
+bool JudgesGenericGgmlReaders(RuleId id);
+
+inline bool ProfileRuns(Profile p, RuleId id) {
+  return p == Profile::kLlamaCpp ? !JudgesGenericGgmlReaders(id) : !JudgesLlmSemantics(id);
+}
 
 }  // namespace ggufguard
 

@@ -184,6 +184,15 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
   uint64_t padded_end = expected;
   s = CheckPadding(covered_end, std::min(padded_end, file_size), "the final padding", ctx);
   if (!s.ok()) return s;
+  // llama.cpp reads each tensor's own bytes, but ggml's gguf_init_from_file
+  // with no_alloc=false reads the whole data section, the last tensor's
+  // padding included, and refuses a file that ends inside it.
+  if (file_size < padded_end) {
+    ctx.sink.Add(RuleId::kUnpaddedEnd, file_size,
+                 absl::StrCat("the file ends at ", file_size, ", ", padded_end - file_size,
+                              " bytes before the last tensor's padded end at ", padded_end,
+                              ": ggml's gguf_init_from_file with no_alloc=false refuses it"));
+  }
   if (file_size > padded_end) {
     ctx.sink.Add(RuleId::kTrailingBytes, padded_end,
                  absl::StrCat(file_size - padded_end, " bytes after the end of the last tensor's data at ", padded_end,
