@@ -428,9 +428,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
           [&](ByteSource& source, const std::string& location) {
             // A shard's suppressions apply before the set is judged, as a
             // lone file's do before its verdict.
-            absl::StatusOr<ValidatedFile> shard = ValidateOpened(source, location, *policy, *o);
-            if (shard.ok()) triage->Apply(*policy, location, &shard->mutable_report());
-            return shard;
+            absl::StatusOr<ValidatedFile> validated = ValidateOpened(source, location, *policy, *o);
+            if (validated.ok()) triage->Apply(*policy, location, &validated->mutable_report());
+            return validated;
           },
           [&](const std::string& location, const Report* report, const std::string& error) {
             emit(FileOutcome{location, report, error});
