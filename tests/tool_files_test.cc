@@ -45,6 +45,7 @@ TEST(ToolFilesTest, RealToolOutputIsAccepted) {
       {"tool-ggml-examples-gguf.gguf", Profile::kGguf},
       {"tool-stable-diffusion-cpp-weights.gguf", Profile::kGguf},
       {"tool-quantize-keep-split-shard-2.gguf", Profile::kLlamaCpp},
+      {"tool-convert-hf-mmproj.gguf", Profile::kLlamaCpp},
   };
   for (const auto& [file, profile] : kFiles) {
     const std::vector<uint8_t> bytes = ReadRegression(file);

@@ -199,7 +199,7 @@ class ClipChecker {
     const KeyValue* kv = keys_.Find(key);
     if (kv == nullptr) return false;
     if (!TypeMatches(*kv, Getter::kBool)) return false;
-    return *kv->value().AsUnsigned() != 0;
+    return kv->value().AsUnsigned().value_or(0) != 0;
   }
 
   // Whether the key has the type the loader's getter reads. Another type
@@ -367,7 +367,8 @@ class ClipChecker {
     }
     const KeyValue* gelu = keys_.Find("clip.use_gelu");
     const KeyValue* silu = keys_.Find("clip.use_silu");
-    if (gelu != nullptr && silu != nullptr && *gelu->value().AsUnsigned() != 0 && *silu->value().AsUnsigned() != 0) {
+    if (gelu != nullptr && silu != nullptr && gelu->value().AsUnsigned().value_or(0) != 0 &&
+        silu->value().AsUnsigned().value_or(0) != 0) {
       refuse("clip.use_silu", "and clip.use_gelu are both true: llama.cpp's clip loader throws");
     }
     const auto min_px = U32("clip.vision.image_min_pixels");
