@@ -445,12 +445,12 @@ GgufBuilder ClipProjector(const KvOverrides& overrides = {}, const std::vector<s
       {"clip.vision.image_std", GgufValue::F32Array({0.26862954f, 0.26130258f, 0.27577711f})},
       {"clip.use_gelu", GgufValue::Bool(false)},
   };
-  for (const auto& [key, value] : overrides) {
-    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; });
+  for (const auto& change : overrides) {  // no structured binding: clang 14 cannot capture one
+    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == change.first; });
     if (it != kvs.end()) {
-      it->second = value;
+      it->second = change.second;
     } else {
-      kvs.emplace_back(key, value);
+      kvs.push_back(change);
     }
   }
   GgufBuilder b;
