@@ -127,6 +127,8 @@ TEST(ToolFilesTest, ProfilesSplitTheCatalog) {
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kUnknownKey));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kSpecialTokenId));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kKvCacheEstimate));
+  EXPECT_TRUE(JudgesLlmSemantics(RuleId::kClipUnknownProjector));  // the clip loader is llama.cpp's
+  EXPECT_TRUE(JudgesLlmSemantics(RuleId::kClipValueRefused));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kDuplicateToken));
   EXPECT_EQ(ParseProfile("gguf"), Profile::kGguf);
   EXPECT_EQ(ParseProfile("llama.cpp"), Profile::kLlamaCpp);
