@@ -399,5 +399,174 @@ TEST(LoaderRulesTest, AdapterAgainstItsBaseListsAtMostThePolicysCap) {
   EXPECT_EQ(judged.report().verdict(), Report::Verdict::kInvalid);
 }
 
+// --- 9140-9147: multimodal projector files (clip_rules.cc) ---
+
+using ::ggufguard::testing::MakeTinyMmproj;
+
+Report CheckMmproj(const TinyModel& m, const Policy& p = DefaultPolicy()) { return Check(m.Build(), p); }
+
+// The projector convert_hf_to_gguf.py would write: no finding at all under
+// default or strict, under either profile.
+TEST(ClipRulesTest, ConvertedProjectorHasNoFinding) {
+  const TinyModel m = MakeTinyMmproj();
+  for (Policy p : {DefaultPolicy(), StrictPolicy()}) {
+    for (Profile profile : {Profile::kLlamaCpp, Profile::kGguf}) {
+      p.profile = profile;
+      const Report r = CheckMmproj(m, p);
+      EXPECT_TRUE(r.findings.empty()) << p.name << testing::Describe(r);
+    }
+  }
+}
+
+TEST(ClipRulesTest, UnknownProjectorType) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("mlp2"));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(
+      HasFinding(Check(f), RuleId::kClipUnknownProjector, m.Kv(f, "clip.projector_type").string_bytes()));
+  m.Set("clip.projector_type", GgufValue::Str("gemma3na"));  // named, but load_hparams has no case for it
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipUnknownProjector));
+  // Empty: the loader falls back to clip.vision.projector_type.
+  m.Set("clip.projector_type", GgufValue::Str(""));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipUnknownProjector));
+  m.Set("clip.vision.projector_type", GgufValue::Str("mlp"));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  // Under the gguf profile the file is only a container.
+  m.Set("clip.projector_type", GgufValue::Str("mlp2"));
+  Policy gguf = DefaultPolicy();
+  gguf.profile = Profile::kGguf;
+  EXPECT_TRUE(LacksRule(CheckMmproj(m, gguf), RuleId::kClipUnknownProjector));
+}
+
+// A key of another type than the loader's getter is GG4004's (the known-key
+// table types every clip.* key); the clip rules then leave its value alone.
+TEST(ClipRulesTest, KeyOfAnotherTypeIsKnownKeyType) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.vision.attention.head_count", GgufValue::I32(0));
+  Report r = CheckMmproj(m);
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kKnownKeyType));
+  EXPECT_TRUE(LacksRule(r, RuleId::kClipHeadCount));
+  m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::U32(1));
+  r = CheckMmproj(m);
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kKnownKeyType));
+  EXPECT_TRUE(LacksRule(r, RuleId::kClipUnknownProjector));
+}
+
+TEST(ClipRulesTest, PatchGridTheEncodeLoopsCannotTake) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("resampler")).Set("clip.vision.image_size", GgufValue::U32(8200));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kClipPatchGrid, m.Kv(f, "clip.vision.image_size").payload));
+  m.Set("clip.vision.image_size", GgufValue::U32(8192));  // 1024 patches a side: the array's length
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("youtuvl"))
+      .Set("clip.vision.window_size", GgufValue::U32(15))
+      .Set("clip.vision.wa_layer_indexes", GgufValue::I32Array({0}));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipPatchGrid));
+  m.Set("clip.vision.window_size", GgufValue::U32(16));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m.Set("clip.vision.window_size", GgufValue::U32(15)).Set("clip.vision.wa_layer_indexes", GgufValue::I32Array({}));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));  // no window attention
+}
+
+TEST(ClipRulesTest, RequiredKeyMissing) {
+  TinyModel m = MakeTinyMmproj();
+  m.Erase("clip.vision.block_count");
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipMissingKey));
+  m = MakeTinyMmproj();
+  m.Erase("clip.vision.image_mean");  // asserted present
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipMissingKey));
+  m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("dots_ocr"));  // requires the scale factor and pixel limits
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipMissingKey));
+  m.Set("clip.vision.projector.scale_factor", GgufValue::U32(2))
+      .Set("clip.vision.image_min_pixels", GgufValue::U32(256))
+      .Set("clip.vision.image_max_pixels", GgufValue::U32(65536));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m = MakeTinyMmproj();
+  m.Erase("clip.use_gelu");  // optional
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+}
+
+TEST(ClipRulesTest, ArraysReadPastTheirEnd) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.vision.image_mean", GgufValue::F32Array({0.5f, 0.5f}));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(
+      HasFinding(Check(f), RuleId::kClipArrayShape, m.Kv(f, "clip.vision.image_mean").array_elements()));
+  m.Set("clip.vision.image_mean", GgufValue::U8Array({1, 2, 3}));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipArrayShape));
+  m.Set("clip.vision.image_mean", GgufValue::F32Array({0.5f, 0.5f, 0.5f, 0.5f}));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m.Set("clip.vision.image_grid_pinpoints", GgufValue::I32Array({336, 672, 672}));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipArrayShape));
+  m.Set("clip.vision.image_grid_pinpoints", GgufValue::I32Array({336, 672, 672, 336}));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+}
+
+TEST(ClipRulesTest, HeadCountZeroOrNotDividingTheWidth) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.vision.attention.head_count", GgufValue::U32(0));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kClipHeadCount, m.Kv(f, "clip.vision.attention.head_count").payload));
+  m.Set("clip.vision.attention.head_count", GgufValue::U32(3));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipHeadCount));
+  m.Set("clip.vision.attention.head_count", GgufValue::U32(4));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+}
+
+TEST(ClipRulesTest, MergeFactorZero) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("gemma3")).Set("clip.vision.projector.scale_factor", GgufValue::U32(0));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(
+      HasFinding(Check(f), RuleId::kClipMergeSize, m.Kv(f, "clip.vision.projector.scale_factor").payload));
+  m.Set("clip.vision.projector.scale_factor", GgufValue::U32(4));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m.Set("clip.projector_type", GgufValue::Str("qwen2vl_merger")).Set("clip.vision.spatial_merge_size", GgufValue::U32(0));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipMergeSize));
+  m.Set("clip.projector_type", GgufValue::Str("pixtral"));  // guards a 0
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+}
+
+TEST(ClipRulesTest, FeatureLayerBeyondTheEncoder) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.vision.feature_layer", GgufValue::I32Array({0, 5}));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(
+      HasFinding(Check(f), RuleId::kClipFeatureLayer, m.Kv(f, "clip.vision.feature_layer").array_elements()));
+  m.Set("clip.vision.feature_layer", GgufValue::I32Array({0, 1}));  // block_count itself: the last layer's output
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  m.Set("clip.vision.feature_layer", GgufValue::I32Array({5})).Set("clip.projector_type", GgufValue::Str("gemma3"));
+  EXPECT_TRUE(LacksRule(CheckMmproj(m), RuleId::kClipFeatureLayer));  // not the llava graph
+}
+
+TEST(ClipRulesTest, ValuesTheSanityChecksRefuse) {
+  TinyModel m = MakeTinyMmproj();
+  m.Set("clip.vision.patch_size", GgufValue::U32(0));
+  BuiltFile f = m.Build();
+  EXPECT_TRUE(HasFinding(Check(f), RuleId::kClipValueRefused, m.Kv(f, "clip.vision.patch_size").payload));
+  m = MakeTinyMmproj();
+  m.Set("clip.vision.embedding_length", GgufValue::U32(0));
+  Report r = CheckMmproj(m);
+  EXPECT_TRUE(testing::HasRule(r, RuleId::kClipValueRefused));
+  EXPECT_TRUE(LacksRule(r, RuleId::kClipHeadCount));  // refused before any graph
+  m = MakeTinyMmproj();
+  m.Set("clip.vision.image_size", GgufValue::U32(0x80000000u));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipValueRefused));
+  m = MakeTinyMmproj();
+  m.Set("clip.use_silu", GgufValue::Bool(true)).Set("clip.use_gelu", GgufValue::Bool(true));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipValueRefused));
+  m = MakeTinyMmproj();
+  m.Set("clip.projector_type", GgufValue::Str("phi4"))
+      .Set("clip.vision.image_min_pixels", GgufValue::U32(4096))
+      .Set("clip.vision.image_max_pixels", GgufValue::U32(1024));
+  EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipValueRefused));
+  m.Set("clip.vision.image_max_pixels", GgufValue::U32(65536));
+  EXPECT_TRUE(IsValid(CheckMmproj(m)));
+}
+
 }  // namespace
 }  // namespace ggufguard

@@ -115,6 +115,42 @@ inline TinyModel MakeTinyModel() {
   return m;
 }
 
+// A tiny multimodal projector as llama.cpp's convert_hf_to_gguf.py --mmproj
+// writes a LLaVA one (general.architecture "clip", projector "mlp"): a
+// vision encoder of one block (n_embd 8, 2 heads, n_ff 16, 16x16 images in
+// 8x8 patches) and the two-layer mlp projector. Every rule accepts it; the
+// clip tests (GG9140-GG9147) change one key each.
+inline TinyModel MakeTinyMmproj() {
+  TinyModel m;
+  m.Set("general.architecture", GgufValue::Str("clip"))
+      .Set("general.type", GgufValue::Str("mmproj"))
+      .Set("general.name", GgufValue::Str("tiny-mmproj"))
+      .Set("general.file_type", GgufValue::U32(0))
+      .Set("clip.has_vision_encoder", GgufValue::Bool(true))
+      .Set("clip.projector_type", GgufValue::Str("mlp"))
+      .Set("clip.use_gelu", GgufValue::Bool(false))
+      .Set("clip.vision.image_size", GgufValue::U32(16))
+      .Set("clip.vision.patch_size", GgufValue::U32(8))
+      .Set("clip.vision.embedding_length", GgufValue::U32(8))
+      .Set("clip.vision.feed_forward_length", GgufValue::U32(16))
+      .Set("clip.vision.projection_dim", GgufValue::U32(8))
+      .Set("clip.vision.block_count", GgufValue::U32(1))
+      .Set("clip.vision.attention.head_count", GgufValue::U32(2))
+      .Set("clip.vision.attention.layer_norm_epsilon", GgufValue::F32(1e-5f))
+      .Set("clip.vision.image_mean", GgufValue::F32Array({0.48145466f, 0.4578275f, 0.40821073f}))
+      .Set("clip.vision.image_std", GgufValue::F32Array({0.26862954f, 0.26130258f, 0.27577711f}));
+  m.tensors = {{"v.patch_embd.weight", {8, 8, 3, 8}, 0}, {"v.class_embd", {8}, 0},
+               {"v.position_embd.weight", {8, 5}, 0},   {"v.pre_ln.weight", {8}, 0},
+               {"v.pre_ln.bias", {8}, 0},               {"v.blk.0.attn_q.weight", {8, 8}, 0},
+               {"v.blk.0.attn_k.weight", {8, 8}, 0},    {"v.blk.0.attn_v.weight", {8, 8}, 0},
+               {"v.blk.0.attn_out.weight", {8, 8}, 0},  {"v.blk.0.ln1.weight", {8}, 0},
+               {"v.blk.0.ln2.weight", {8}, 0},          {"v.blk.0.ffn_up.weight", {8, 16}, 0},
+               {"v.blk.0.ffn_down.weight", {16, 8}, 0}, {"mm.0.weight", {8, 8}, 0},
+               {"mm.0.bias", {8}, 0},                   {"mm.2.weight", {8, 8}, 0},
+               {"mm.2.bias", {8}, 0}};
+  return m;
+}
+
 // The tiny model with clean F32 data (0.25 everywhere) instead of the
 // builder's pattern (whose bytes may read as NaN), for the --deep tests;
 // with `bad_bits`, output.weight's element `bad_element` holds those bits.

@@ -45,6 +45,7 @@ TEST(ToolFilesTest, RealToolOutputIsAccepted) {
       {"tool-ggml-examples-gguf.gguf", Profile::kGguf},
       {"tool-stable-diffusion-cpp-weights.gguf", Profile::kGguf},
       {"tool-quantize-keep-split-shard-2.gguf", Profile::kLlamaCpp},
+      {"tool-convert-hf-mmproj.gguf", Profile::kLlamaCpp},
   };
   for (const auto& [file, profile] : kFiles) {
     const std::vector<uint8_t> bytes = ReadRegression(file);
@@ -126,6 +127,8 @@ TEST(ToolFilesTest, ProfilesSplitTheCatalog) {
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kUnknownKey));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kSpecialTokenId));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kKvCacheEstimate));
+  EXPECT_TRUE(JudgesLlmSemantics(RuleId::kClipUnknownProjector));  // the clip loader is llama.cpp's
+  EXPECT_TRUE(JudgesLlmSemantics(RuleId::kClipValueRefused));
   EXPECT_TRUE(JudgesLlmSemantics(RuleId::kDuplicateToken));
   // What only ggml's no_alloc=false reader refuses: the gguf profile alone.
   EXPECT_TRUE(ProfileRuns(Profile::kGguf, RuleId::kUnpaddedEnd));

@@ -47,6 +47,7 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckResourceUse(ctx, keys);
   CheckLoaderAsserts(ctx, keys);
   CheckAdapter(ctx, keys);
+  CheckClipProjector(ctx, keys);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);

@@ -522,6 +522,92 @@ std::vector<AdapterPair> AdapterPairs() {
   return out;
 }
 
+// --- multimodal projectors (clip_rules.cc, GG9140-GG9147) ----------------
+
+// A tiny LLaVA-1.5-style projector as convert_hf_to_gguf.py --mmproj writes
+// one: general.architecture "clip" and general.type "mmproj", the clip.*
+// hyperparameters of a CLIP ViT vision encoder (one block, n_embd 32, 4
+// heads, n_ff 64, 32x32 images in 8x8 patches, CLIP's mean and std), the
+// "mlp" projector, and the tensors in the converter's names: 2-D and 4-D
+// weights in F16, norms and biases in F32. llama.cpp's clip loader loads it;
+// every rule accepts it. `overrides` replaces or adds keys (as MinimalLlama
+// does), `erased` drops keys.
+GgufBuilder ClipProjector(const KvOverrides& overrides = {}, const std::vector<std::string>& erased = {}) {
+  constexpr uint64_t kEmbd = 32, kFf = 64, kPatch = 8, kImage = 32, kProj = 32;
+  constexpr uint64_t kPositions = (kImage / kPatch) * (kImage / kPatch) + 1;  // the patches and the class token
+  KvOverrides kvs = {
+      {"general.architecture", GgufValue::Str("clip")},
+      {"general.type", GgufValue::Str("mmproj")},
+      {"general.name", GgufValue::Str("tiny-llava-mmproj")},
+      {"general.file_type", GgufValue::U32(1)},  // MOSTLY_F16
+      {"general.quantization_version", GgufValue::U32(2)},
+      {"clip.has_vision_encoder", GgufValue::Bool(true)},
+      {"clip.projector_type", GgufValue::Str("mlp")},
+      {"clip.vision.image_size", GgufValue::U32(kImage)},
+      {"clip.vision.patch_size", GgufValue::U32(kPatch)},
+      {"clip.vision.embedding_length", GgufValue::U32(kEmbd)},
+      {"clip.vision.feed_forward_length", GgufValue::U32(kFf)},
+      {"clip.vision.projection_dim", GgufValue::U32(kProj)},
+      {"clip.vision.block_count", GgufValue::U32(1)},
+      {"clip.vision.attention.head_count", GgufValue::U32(4)},
+      {"clip.vision.attention.layer_norm_epsilon", GgufValue::F32(1e-5f)},
+      {"clip.vision.image_mean", GgufValue::F32Array({0.48145466f, 0.4578275f, 0.40821073f})},
+      {"clip.vision.image_std", GgufValue::F32Array({0.26862954f, 0.26130258f, 0.27577711f})},
+      {"clip.use_gelu", GgufValue::Bool(false)},
+  };
+  for (const auto& change : overrides) {  // no structured binding: clang 14 cannot capture one
+    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == change.first; });
+    if (it != kvs.end()) {
+      it->second = change.second;
+    } else {
+      kvs.push_back(change);
+    }
+  }
+  GgufBuilder b;
+  for (const auto& [key, value] : kvs) {
+    if (std::find(erased.begin(), erased.end(), key) == erased.end()) b.AddKv(key, value);
+  }
+  auto f16 = [&](const std::string& name, std::vector<uint64_t> dims) { b.AddTensor(name, std::move(dims), 1); };
+  auto f32 = [&](const std::string& name, uint64_t n) { b.AddTensor(name, {n}, 0); };
+  f16("mm.0.weight", {kEmbd, kProj});
+  f32("mm.0.bias", kProj);
+  f16("mm.2.weight", {kProj, kProj});
+  f32("mm.2.bias", kProj);
+  f32("v.class_embd", kEmbd);
+  f16("v.patch_embd.weight", {kPatch, kPatch, 3, kEmbd});
+  f16("v.position_embd.weight", {kEmbd, kPositions});
+  f32("v.pre_ln.weight", kEmbd);
+  f32("v.pre_ln.bias", kEmbd);
+  for (const char* qkvo : {"attn_q", "attn_k", "attn_v", "attn_out"}) {
+    f16(std::string("v.blk.0.") + qkvo + ".weight", {kEmbd, kEmbd});
+    f32(std::string("v.blk.0.") + qkvo + ".bias", kEmbd);
+  }
+  f32("v.blk.0.ln1.weight", kEmbd);
+  f32("v.blk.0.ln1.bias", kEmbd);
+  f16("v.blk.0.ffn_up.weight", {kEmbd, kFf});
+  f32("v.blk.0.ffn_up.bias", kFf);
+  f16("v.blk.0.ffn_down.weight", {kFf, kEmbd});
+  f32("v.blk.0.ffn_down.bias", kEmbd);
+  f32("v.blk.0.ln2.weight", kEmbd);
+  f32("v.blk.0.ln2.bias", kEmbd);
+  return b;
+}
+
+// One reproducer per clip rule, each the projector above with one change.
+void AddClipReproducers(std::map<RuleId, Reproducer>& r) {
+  auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
+  add(RuleId::kClipUnknownProjector, ClipProjector({{"clip.projector_type", GgufValue::Str("mlp2")}}));
+  add(RuleId::kClipPatchGrid, ClipProjector({{"clip.projector_type", GgufValue::Str("resampler")},
+                                             {"clip.vision.image_size", GgufValue::U32(8200)}}));
+  add(RuleId::kClipMissingKey, ClipProjector({}, {"clip.vision.image_mean"}));
+  add(RuleId::kClipArrayShape, ClipProjector({{"clip.vision.image_mean", GgufValue::F32Array({0.5f, 0.5f})}}));
+  add(RuleId::kClipHeadCount, ClipProjector({{"clip.vision.attention.head_count", GgufValue::U32(0)}}));
+  add(RuleId::kClipMergeSize, ClipProjector({{"clip.projector_type", GgufValue::Str("gemma3")},
+                                             {"clip.vision.projector.scale_factor", GgufValue::U32(0)}}));
+  add(RuleId::kClipFeatureLayer, ClipProjector({{"clip.vision.feature_layer", GgufValue::I32Array({5})}}));
+  add(RuleId::kClipValueRefused, ClipProjector({{"clip.vision.patch_size", GgufValue::U32(0)}}));
+}
+
 std::map<RuleId, Reproducer> Reproducers() {
   std::map<RuleId, Reproducer> r;
   auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
@@ -804,6 +890,7 @@ std::map<RuleId, Reproducer> Reproducers() {
                                                 {"blk.0.attn_q.weight.lora_b", {4, kMinimalLlamaEmbd}}}));
   add(RuleId::kControlVectorRefused, ControlVector({{"direction.0", kMinimalLlamaEmbd}}));
   add(RuleId::kControlVectorLayerRange, ControlVector({{"direction.2000000000", kMinimalLlamaEmbd}}));
+  AddClipReproducers(r);
   return r;
 }
 
@@ -1183,6 +1270,7 @@ std::vector<ToolFile> ToolFiles() {
       {"tool-ggml-examples-gguf.gguf", ggufguard::Profile::kGguf, GgmlExampleGguf()},
       {"tool-stable-diffusion-cpp-weights.gguf", ggufguard::Profile::kGguf, StableDiffusionCppWeights()},
       {"tool-quantize-keep-split-shard-2.gguf", ggufguard::Profile::kLlamaCpp, KeepSplitSecondShard()},
+      {"tool-convert-hf-mmproj.gguf", ggufguard::Profile::kLlamaCpp, ClipProjector().Build().bytes},
   };
 }
 

@@ -159,6 +159,13 @@ bool ReadsHyperparameters(const GgufHeader& h, const KeyIndex& keys);
 // 9050-9099: files that abort llama.cpp's loader, found by the loader
 // oracle (fuzz/oracle).
 void CheckLoaderAsserts(RuleContext& ctx, const KeyIndex& keys);
+// 9140-9149: a multimodal projector (mmproj) file, as llama.cpp's clip
+// loader (tools/mtmd/clip.cpp) reads it: what it refuses and what crashes
+// it (clip_rules.cc). Runs only on such a file (IsClipProjector).
+void CheckClipProjector(RuleContext& ctx, const KeyIndex& keys);
+// general.architecture "clip", or no architecture and a
+// clip.has_{vision,audio}_encoder key: the file the clip loader reads.
+bool IsClipProjector(const KeyIndex& keys);
 
 // The normal form a key takes in the readers that disagree with byte
 // equality (C-string truncation at NUL, white-space trimming, case folding).
