@@ -814,7 +814,9 @@ TEST(CApi, EveryTableHandedOutKeepsItsPromise) {
     ReportPtr lenient, normal;
     ASSERT_EQ(ggufguard_validate_path(file.c_str(), off, &lenient.r), GGUFGUARD_OK);
     ASSERT_EQ(ggufguard_validate_path(file.c_str(), nullptr, &normal.r), GGUFGUARD_OK);
-    if (ggufguard_report_valid(normal.r)) EXPECT_EQ(ggufguard_report_tensor_table_trusted(normal.r), 1);
+    if (ggufguard_report_valid(normal.r)) {
+      EXPECT_EQ(ggufguard_report_tensor_table_trusted(normal.r), 1);
+    }
     const uint64_t file_size = ggufguard_report_file_size(lenient.r);
     if (!ggufguard_report_tensor_table_trusted(lenient.r)) {
       ++refused;
@@ -840,7 +842,9 @@ TEST(CApi, EveryTableHandedOutKeepsItsPromise) {
       ASSERT_LE(t.size, file_size);
       ASSERT_LE(t.offset, file_size - t.size);
       ASSERT_LE(t.n_dims, 4u);
-      if (alignment != 0 && (alignment & (alignment - 1)) == 0) EXPECT_EQ(t.offset % alignment, 0u) << i;
+      if (alignment != 0 && (alignment & (alignment - 1)) == 0) {
+        EXPECT_EQ(t.offset % alignment, 0u) << i;
+      }
       if (t.size > 0) extents.emplace_back(t.offset, t.offset + t.size);  // one of no bytes shares none
     }
     std::sort(extents.begin(), extents.end());

@@ -644,7 +644,9 @@ TEST(ChatTemplateScanTest, NestingOnTheWayToAStackOverflowIsDeepNesting) {
   EXPECT_EQ(Count(issues, K::kExcessiveNesting), 1u) << Dump(issues);
   ASSERT_EQ(Count(issues, K::kDeepNesting), 1u) << Dump(issues);
   for (const TemplateIssue& i : issues) {
-    if (i.kind == K::kDeepNesting) EXPECT_EQ(i.offset, 256u * 10u);
+    if (i.kind == K::kDeepNesting) {
+      EXPECT_EQ(i.offset, 256u * 10u);
+    }
   }
   issues = ScanChatTemplate("{{ " + std::string(257, '(') + "x" + std::string(257, ')') + " }}");
   EXPECT_EQ(Count(issues, K::kDeepNesting), 1u) << Dump(issues);

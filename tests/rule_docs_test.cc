@@ -78,7 +78,9 @@ TEST(RuleCatalogTest, EveryRuleIsFoundAtItsPosition) {
     ids.insert(static_cast<int>(rules[i].id));
   }
   for (int id = 0; id < 10000; ++id) {
-    if (ids.count(id) == 0) EXPECT_EQ(RulePosition(static_cast<RuleId>(id)), -1) << id;
+    if (ids.count(id) == 0) {
+      EXPECT_EQ(RulePosition(static_cast<RuleId>(id)), -1) << id;
+    }
   }
   EXPECT_EQ(RulePosition(static_cast<RuleId>(65535)), -1);
   EXPECT_EQ(FindRule(static_cast<RuleId>(65535)), nullptr);

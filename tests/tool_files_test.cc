@@ -179,7 +179,9 @@ TEST(ToolFilesTest, GgmlRefusalsAreErrorsUnderDefault) {
   EXPECT_TRUE(HasRule(r, RuleId::kTensorOutOfOrder));
   EXPECT_FALSE(r.valid());
   for (const Finding& f : r.findings) {
-    if (f.rule == RuleId::kTensorOutOfOrder) EXPECT_EQ(f.severity, Severity::kError);
+    if (f.rule == RuleId::kTensorOutOfOrder) {
+      EXPECT_EQ(f.severity, Severity::kError);
+    }
   }
 }
 

@@ -318,7 +318,8 @@ std::optional<BaseModel> ReadBaseForCli(const std::string& path, const Policy& p
           return ValidateOpened(source, location, policy, header_only);
         },
         [&](const std::string& location, const Report* report, const std::string&) {
-          if (report != nullptr) AddBaseShard(base, *report, ParseShardName(location)->number, shard->count);
+          const std::optional<ShardName> name = ParseShardName(location);
+          if (report != nullptr && name) AddBaseShard(base, *report, name->number, shard->count);
         });
     for (const ShardStatus& s : set.shards) {
       if (s.verdict == "missing" || s.verdict == "io-error") {
