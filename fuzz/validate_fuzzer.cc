@@ -34,7 +34,9 @@
 #include <vector>
 
 #include "fuzz/fuzz_common.h"
+#include "ggufguard/adapter/adapter_view.h"
 #include "ggufguard/adapter/base_model.h"
+#include "ggufguard/rules/known_keys.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "nlohmann/json.hpp"
@@ -217,12 +219,7 @@ bool IsBaseRule(RuleId id) {
 
 void CheckAgainstBase(absl::Span<const uint8_t> bytes, const Report& plain, const Policy& policy) {
   if (!plain.header_parsed) return;
-  const GgufHeader& h = plain.header;
-  const KeyValue* arch = h.Find("general.architecture");
-  const bool adapter = h.Find("general.type") != nullptr || h.Find("adapter.type") != nullptr ||
-                       (arch != nullptr && arch->type() == ValueType::kString &&
-                        arch->value().AsString().substr(0, 13) == "controlvector");
-  if (!adapter) return;
+  if (AdapterKindOf(KeyIndex(plain.header)) == AdapterKind::kNone) return;  // --base adds nothing
   MemorySource source(bytes);
   absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy);
   GGUFGUARD_FUZZ_CHECK(file.ok(), "ValidateSource failed on bytes in memory");

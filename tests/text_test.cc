@@ -54,7 +54,9 @@ TEST(DecodeUtf8At, RoundTripsEveryScalarValueAndNothingElse) {
     ASSERT_EQ(seq.code_point, want) << cp;
     ASSERT_EQ(encoded.size(), want < 0x80 ? 1u : want < 0x800 ? 2u : want < 0x10000 ? 3u : 4u) << cp;
     // A truncated sequence is no sequence.
-    if (encoded.size() > 1) ASSERT_EQ(DecodeUtf8At(encoded.substr(0, encoded.size() - 1), 0).length, 0u) << cp;
+    if (encoded.size() > 1) {
+      ASSERT_EQ(DecodeUtf8At(encoded.substr(0, encoded.size() - 1), 0).length, 0u) << cp;
+    }
   }
   for (uint32_t a = 0x80; a <= 0xFF; ++a) {
     for (uint32_t b = 0; b <= 0xFF; ++b) {

@@ -134,25 +134,25 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
-void ValidatedFile::AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
-  if (!policy.Enabled(rule)) return;
-  const Severity severity = policy.SeverityOf(rule);
-  if (severity == Severity::kError) report_.has_errors = true;
+bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) {
+  if (!policy.Enabled(rule)) return false;
+  if (policy.SeverityOf(rule) == Severity::kError) report_.has_errors = true;
   // The policy's per-rule cap, as FindingSink keeps it: once a rule has
-  // findings counted rather than listed, every later one is counted.
+  // findings counted rather than listed, every later one is counted. The
+  // count below runs at most max_findings_per_rule + 1 times a rule.
   auto counted = report_.suppressed.find(rule);
   if (counted == report_.suppressed.end()) {
     const auto listed = std::count_if(report_.findings.begin(), report_.findings.end(),
                                       [&](const Finding& f) { return f.rule == rule; });
-    if (static_cast<uint64_t>(listed) >= policy.limits.max_findings_per_rule) {
-      counted = report_.suppressed.emplace(rule, 0).first;
-    }
+    if (static_cast<uint64_t>(listed) < policy.limits.max_findings_per_rule) return true;
+    counted = report_.suppressed.emplace(rule, 0).first;
   }
-  if (counted != report_.suppressed.end()) {
-    ++counted->second;
-    return;
-  }
-  Finding finding{rule, severity, offset, std::move(message)};
+  ++counted->second;
+  return false;
+}
+
+void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+  Finding finding{rule, policy.SeverityOf(rule), offset, std::move(message)};
   auto at = std::upper_bound(report_.findings.begin(), report_.findings.end(), finding, [](const Finding& a, const Finding& b) {
     return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
   });

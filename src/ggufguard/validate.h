@@ -147,7 +147,15 @@ class ValidatedFile {
   // (a remote file's hub metadata against its bytes, an adapter against its
   // base model), under `policy`'s severities, disabled rules and per-rule
   // cap, in the report's order.
-  void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
+  void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+    if (CountFinding(policy, rule)) ListFinding(policy, rule, offset, std::move(message));
+  }
+  // The same, building the message only for a finding that is listed: a
+  // crafted file may make a million findings of one rule.
+  template <typename MakeMessage>
+  void AddFindingLazy(const Policy& policy, RuleId rule, uint64_t offset, MakeMessage&& make) {
+    if (CountFinding(policy, rule)) ListFinding(policy, rule, offset, make());
+  }
   // A file whose header could not be read within a budget (`spent`, for
   // which IsBudgetSpent holds): no finding, nothing judged, verdict
   // inconclusive with the budget named in not_checked. For a source that
@@ -164,6 +172,11 @@ class ValidatedFile {
                                                       const DeepOptions&);
   friend absl::StatusOr<ValidatedFile> ValidateStream(ByteStream&, const Policy&, const StreamOptions&,
                                                       const DeepOptions&);
+
+  // Whether a finding of `rule` is to be listed; false when the policy
+  // disables it, or when it is past the per-rule cap (then it is counted).
+  bool CountFinding(const Policy& policy, RuleId rule);
+  void ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
 
   // The prefix's memory, left uninitialised (each read overwrites what it
   // fills) and huge-page backed from a few hundred KiB up.

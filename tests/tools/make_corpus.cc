@@ -524,13 +524,14 @@ std::vector<AdapterPair> AdapterPairs() {
 
 // --- multimodal projectors (clip_rules.cc, GG9140-GG9147) ----------------
 
-// A tiny LLaVA-1.5-style projector as convert_hf_to_gguf.py --mmproj writes
-// one: general.architecture "clip" and general.type "mmproj", the clip.*
+// A tiny LLaVA-1.5-style projector with the keys and tensor names llama.cpp's
+// mmproj converters write (not a file one of them wrote):
+// general.architecture "clip" and general.type "mmproj", the clip.*
 // hyperparameters of a CLIP ViT vision encoder (one block, n_embd 32, 4
 // heads, n_ff 64, 32x32 images in 8x8 patches, CLIP's mean and std), the
-// "mlp" projector, and the tensors in the converter's names: 2-D and 4-D
-// weights in F16, norms and biases in F32. llama.cpp's clip loader loads it;
-// every rule accepts it. `overrides` replaces or adds keys (as MinimalLlama
+// "mlp" projector, and the tensors in the converters' names: 2-D and 4-D
+// weights in F16, norms and biases in F32. By our reading of llama.cpp's
+// clip loader it loads; every rule accepts it. `overrides` replaces or adds keys (as MinimalLlama
 // does), `erased` drops keys.
 GgufBuilder ClipProjector(const KvOverrides& overrides = {}, const std::vector<std::string>& erased = {}) {
   constexpr uint64_t kEmbd = 32, kFf = 64, kPatch = 8, kImage = 32, kProj = 32;

@@ -1,9 +1,11 @@
+#include "ggufguard/base/text.h"
 #include "ggufguard/adapter/adapter_view.h"
 
 #include <algorithm>
 #include <climits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "ggufguard/rules/known_keys.h"
 #include "ggufguard/rules/rules.h"
 
@@ -11,7 +13,6 @@ namespace ggufguard {
 namespace {
 
 // Names as the loaders see them: C strings (gguf_get_tensor_name).
-std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -82,6 +83,10 @@ std::optional<int64_t> DirectionLayer(std::string_view tensor_name) {
   const int64_t value = negative ? -magnitude : magnitude;
   if (value > INT_MAX || value < INT_MIN) return std::nullopt;
   return value;
+}
+
+std::string ShapeText(const std::array<uint64_t, kMaxDims>& ne) {
+  return absl::StrCat("[", ne[0], ", ", ne[1], ", ", ne[2], ", ", ne[3], "]");
 }
 
 uint32_t GgmlNDims(const TensorInfo& tensor) {

@@ -64,6 +64,9 @@ bool IsTokenEmbeddingPair(std::string_view name);
 // "direction.".
 std::optional<int64_t> DirectionLayer(std::string_view tensor_name);
 
+// "[ne0, ne1, ne2, ne3]", for messages.
+std::string ShapeText(const std::array<uint64_t, kMaxDims>& ne);
+
 // ggml_n_dims: the number of dimensions up to the last one above 1 (at
 // least 1): a [4096, 1] tensor is 1-D.
 uint32_t GgmlNDims(const TensorInfo& tensor);

@@ -9,12 +9,6 @@
 namespace ggufguard {
 namespace {
 
-std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
-
-std::string Shape(const std::array<uint64_t, kMaxDims>& ne) {
-  return absl::StrCat("[", ne[0], ", ", ne[1], ", ", ne[2], ", ", ne[3], "]");
-}
-
 // What llama_adapter_lora_init_impl checks against the loaded model, and
 // what it did not check before llama.cpp #29128 (the expert count).
 void JudgeLora(ValidatedFile& adapter, const KeyIndex& keys, const BaseModel& base, const Policy& policy) {
@@ -22,21 +16,22 @@ void JudgeLora(ValidatedFile& adapter, const KeyIndex& keys, const BaseModel& ba
   const std::string_view arch = CString(keys.arch());
   if (arch != base.architecture) {
     const uint64_t at = keys.arch_kv() != nullptr ? keys.arch_kv()->offset() : 0;
-    adapter.AddFinding(policy, RuleId::kAdapterBaseArchitecture, at,
-                       absl::StrCat("the LoRA adapter is for architecture '", EscapeForDisplay(arch),
+    adapter.AddFindingLazy(policy, RuleId::kAdapterBaseArchitecture, at, [&] {
+      return absl::StrCat("the LoRA adapter is for architecture '", EscapeForDisplay(arch),
                                     "' and its base model ", base_label, " is '",
                                     EscapeForDisplay(base.architecture),
-                                    "': llama.cpp throws (model arch and LoRA arch mismatch)"));
+                                    "': llama.cpp throws (model arch and LoRA arch mismatch)");
+    });
   }
   const LoraTensors lora = BundleLoraTensors(adapter.report().header);
   for (const LoraPair& pair : lora.pairs) {
     if (pair.a == nullptr || pair.b == nullptr) continue;  // GG9150
-    const std::string name = EscapeForDisplay(pair.name);
     auto found = base.tensors.find(pair.name);
     if (found == base.tensors.end()) {
-      adapter.AddFinding(policy, RuleId::kAdapterBaseTensorMissing, pair.a->offset,
-                         absl::StrCat("LoRA pair for '", name, "', a tensor base model ", base_label,
-                                      " does not have: llama.cpp throws"));
+      adapter.AddFindingLazy(policy, RuleId::kAdapterBaseTensorMissing, pair.a->offset, [&] {
+        return absl::StrCat("LoRA pair for '", EscapeForDisplay(pair.name), "', a tensor base model ", base_label,
+                            " does not have: llama.cpp throws");
+      });
       continue;
     }
     const std::array<uint64_t, kMaxDims>& model = found->second;
@@ -45,19 +40,21 @@ void JudgeLora(ValidatedFile& adapter, const KeyIndex& keys, const BaseModel& ba
     const bool fits = IsTokenEmbeddingPair(pair.name) ? model[0] == b[1] && model[1] == a[1]
                                                       : model[0] == a[0] && model[1] == b[1];
     if (!fits) {
-      adapter.AddFinding(policy, RuleId::kAdapterBaseShape, pair.a->offset,
-                         absl::StrCat("LoRA pair for '", name, "' (lora_a ", Shape(a), ", lora_b ", Shape(b),
-                                      ") does not fit its base tensor ", Shape(model), " in ", base_label,
-                                      ": llama.cpp throws (incorrect shape)"));
+      adapter.AddFindingLazy(policy, RuleId::kAdapterBaseShape, pair.a->offset, [&] {
+        return absl::StrCat("LoRA pair for '", EscapeForDisplay(pair.name), "' (lora_a ", ShapeText(a), ", lora_b ",
+                            ShapeText(b), ") does not fit its base tensor ", ShapeText(model), " in ", base_label,
+                            ": llama.cpp throws (incorrect shape)");
+      });
       continue;
     }
     if (a[2] != model[2] || b[2] != model[2]) {
-      adapter.AddFinding(policy, RuleId::kAdapterBaseExpertCount, pair.a->offset,
-                         absl::StrCat("LoRA pair for '", name, "' holds ", a[2], " and ", b[2],
-                                      " experts (ne[2] of lora_a, lora_b) where base tensor ", Shape(model),
-                                      " in ", base_label, " holds ", model[2],
-                                      ": llama.cpp before the fix of #29128 loads it, and its CPU MUL_MAT_ID "
-                                      "then writes out of bounds"));
+      adapter.AddFindingLazy(policy, RuleId::kAdapterBaseExpertCount, pair.a->offset, [&] {
+        return absl::StrCat("LoRA pair for '", EscapeForDisplay(pair.name), "' holds ", a[2], " and ", b[2],
+                            " experts (ne[2] of lora_a, lora_b) where base tensor ", ShapeText(model), " in ",
+                            base_label, " holds ", model[2],
+                            ": llama.cpp before the fix of #29128 loads it, and its CPU MUL_MAT_ID then writes out "
+                            "of bounds");
+      });
     }
   }
 }
@@ -78,14 +75,15 @@ void JudgeControlVector(ValidatedFile& adapter, const BaseModel& base, const Pol
         adapter.AddFinding(policy, RuleId::kControlVectorBaseEmbedding, t.offset,
                            absl::StrCat("control vector directions hold ", length, " values and base model ",
                                         base_label, " has embedding_length ", *base.n_embd,
-                                        ": llama.cpp refuses to apply it (n_embd does not match)"));
+                                        ": llama.cpp refuses to apply it (n_embd does not match)"));  // once
       }
     }
     if (static_cast<uint64_t>(*layer) >= *base.n_layer) {
-      adapter.AddFinding(policy, RuleId::kControlVectorUnusedLayer, t.offset,
-                         absl::StrCat("control vector tensor '", EscapeForDisplay(CString(t.name)), "' is for layer ",
-                                      *layer, " and base model ", base_label, " has ", *base.n_layer,
-                                      " layers: llama.cpp never applies it"));
+      adapter.AddFindingLazy(policy, RuleId::kControlVectorUnusedLayer, t.offset, [&] {
+        return absl::StrCat("control vector tensor '", EscapeForDisplay(CString(t.name)), "' is for layer ", *layer,
+                            " and base model ", base_label, " has ", *base.n_layer,
+                            " layers: llama.cpp never applies it");
+      });
     }
   }
 }

@@ -78,6 +78,10 @@ uint64_t CountZeroBytes(const uint8_t* data, size_t size);
 // shows `max_bytes` of its bytes: the first three quarters, "...", and the
 // last quarter, so that names sharing a long prefix stay apart.
 std::string EscapeForDisplay(std::string_view s, size_t max_bytes = 64);
+// A string as C code sees it (gguf_get_val_str and friends hand out
+// const char*): cut at the first NUL.
+inline std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
+
 // Paths are printed escaped up to PATH_MAX bytes.
 inline constexpr size_t kMaxPathBytes = 4096;
 

@@ -322,6 +322,10 @@ std::optional<BaseModel> ReadBaseForCli(const std::string& path, const Policy& p
           if (report != nullptr && name) AddBaseShard(base, *report, name->number, shard->count);
         });
     for (const ShardStatus& s : set.shards) {
+      if ((s.verdict == "missing" || s.verdict == "io-error") && s.location == path) {
+        err << "ggufguard: --base " << EscapeForDisplay(path, kMaxPathBytes) << ": " << s.verdict << "\n";
+        return std::nullopt;  // the file named cannot be read, as for a lone file
+      }
       if (s.verdict == "missing" || s.verdict == "io-error") {
         base.incomplete.push_back(absl::StrCat("base model shard ", EscapeForDisplay(s.location, kMaxPathBytes),
                                                ": ", s.verdict));

@@ -29,9 +29,10 @@ std::optional<Profile> ParseProfile(std::string_view name);  // nullopt for any 
 bool JudgesLlmSemantics(RuleId id);
 
 // Whether rule `id` is about what ggml's generic readers refuse but
-// llama.cpp's loader accepts (GG6012: ggml's gguf_init_from_file reading the
-// data blob, no_alloc=false, which llama.cpp never asks for): the llama.cpp
-// profile runs none of them.
+// llama.cpp's model loader accepts (GG6012: ggml's gguf_init_from_file
+// reading the data blob, no_alloc=false, which llama.cpp asks for only for a
+// control vector, where GG9151 says it): the llama.cpp profile runs none of
+// them.
 bool JudgesGenericGgmlReaders(RuleId id);
 
 inline bool ProfileRuns(Profile p, RuleId id) {

@@ -15,7 +15,6 @@
 namespace ggufguard {
 namespace {
 
-std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
 
 // What get_kv_str reads: "" for an absent key (a key of another type is
 // GG4004's business, and aborts in gguf_get_val_str).
@@ -25,11 +24,6 @@ std::optional<std::string_view> StringKey(const KeyIndex& keys, std::string_view
   *offset = kv->offset();
   if (kv->type() != ValueType::kString) return std::nullopt;
   return CString(kv->value().AsString());
-}
-
-std::string Shape(const TensorInfo& t) {
-  const std::array<uint64_t, kMaxDims> ne = t.dims();
-  return absl::StrCat("[", ne[0], ", ", ne[1], ", ", ne[2], ", ", ne[3], "]");
 }
 
 // llama_adapter_lora_init_impl's checks that need no base model, in its order.
@@ -80,8 +74,8 @@ void CheckLoraAdapter(RuleContext& ctx, const KeyIndex& keys) {
     if (IsTokenEmbeddingPair(pair.name)) continue;
     if (pair.a->dims()[1] != pair.b->dims()[0]) {
       report.Add(pair.a->offset, [&] {
-        return absl::StrCat("LoRA pair for '", EscapeForDisplay(pair.name), "': lora_a ", Shape(*pair.a),
-                            " and lora_b ", Shape(*pair.b),
+        return absl::StrCat("LoRA pair for '", EscapeForDisplay(pair.name), "': lora_a ", ShapeText(pair.a->dims()),
+                            " and lora_b ", ShapeText(pair.b->dims()),
                             " disagree on the rank (lora_a.ne[1] != lora_b.ne[0]; an adapter from the old "
                             "finetune example): llama.cpp throws");
       });
@@ -112,7 +106,7 @@ void CheckControlVector(RuleContext& ctx) {
     }
     if (t.ggml_type != 0 || GgmlNDims(t) != 1) {
       refused.Add(t.offset, [&] {
-        return absl::StrCat("control vector tensor '", name, "' is not a 1-D f32 vector (", Shape(t),
+        return absl::StrCat("control vector tensor '", name, "' is not a 1-D f32 vector (", ShapeText(t.dims()),
                             ", ggml type ", t.ggml_type, "): llama.cpp skips the file");
       });
       continue;

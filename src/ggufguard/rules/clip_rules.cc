@@ -55,7 +55,6 @@ bool OneOf(std::string_view name, const std::string_view (&names)[N]) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
-std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
 
 enum class Getter : uint8_t { kU32, kI32, kF32, kBool, kString, kIntArray };
 

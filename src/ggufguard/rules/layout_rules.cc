@@ -10,6 +10,8 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/adapter/adapter_view.h"
+#include "ggufguard/rules/known_keys.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -184,14 +186,24 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
   uint64_t padded_end = expected;
   s = CheckPadding(covered_end, std::min(padded_end, file_size), "the final padding", ctx);
   if (!s.ok()) return s;
-  // llama.cpp reads each tensor's own bytes, but ggml's gguf_init_from_file
-  // with no_alloc=false reads the whole data section, the last tensor's
-  // padding included, and refuses a file that ends inside it.
+  // llama.cpp's model loader reads each tensor's own bytes, but ggml's
+  // gguf_init_from_file with no_alloc=false reads the whole data section,
+  // the last tensor's padding included, and refuses a file that ends inside
+  // it. So does llama.cpp's control-vector loader, which reads that way
+  // (GG9151 under the llama.cpp profile, where GG6012 does not run).
   if (file_size < padded_end) {
     ctx.sink.Add(RuleId::kUnpaddedEnd, file_size,
                  absl::StrCat("the file ends at ", file_size, ", ", padded_end - file_size,
                               " bytes before the last tensor's padded end at ", padded_end,
                               ": ggml's gguf_init_from_file with no_alloc=false refuses it"));
+    if (ctx.sink.Enabled(RuleId::kControlVectorRefused) &&
+        AdapterKindOf(KeyIndex(ctx.header)) == AdapterKind::kControlVector) {
+      ctx.sink.Add(RuleId::kControlVectorRefused, file_size,
+                   absl::StrCat("the control vector ends at ", file_size, ", ", padded_end - file_size,
+                                " bytes before its last tensor's padded end at ", padded_end,
+                                ": llama.cpp's control-vector loader reads the data whole (no_alloc=false) and "
+                                "skips the file"));
+    }
   }
   if (file_size > padded_end) {
     ctx.sink.Add(RuleId::kTrailingBytes, padded_end,

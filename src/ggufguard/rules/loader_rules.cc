@@ -138,7 +138,7 @@ bool ZeroKvHeadsMarkALayerKind(std::string_view arch) {
 bool IsAdapter(const KeyIndex& keys) {
   const KeyValue* type = keys.Find("general.type");
   return keys.Find("adapter.type") != nullptr ||
-         (type != nullptr && type->type() == ValueType::kString && type->value().AsString() == "adapter");
+         (type != nullptr && type->type() == ValueType::kString && CString(type->value().AsString()) == "adapter");
 }
 
 bool ReadsHyperparameters(const GgufHeader& h, const KeyIndex& keys) {

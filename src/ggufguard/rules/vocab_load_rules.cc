@@ -23,8 +23,6 @@ namespace {
 
 #include "ggufguard/rules/vocab_tables.inc"
 
-std::string_view CString(std::string_view s) { return s.substr(0, s.find('\0')); }
-
 }  // namespace
 
 const LlamaTokenizerModel* FindLlamaTokenizerModel(std::string_view name) {
@@ -192,7 +190,10 @@ void CheckRwkvNewline(RuleContext& ctx, const ArrayView& tokens) {
     // gguf_get_arr_str, read into a std::string: cut at NUL.
     const std::string head = UnescapeRwkvPrefix(CString(text), 2);
     if (head.empty() || head[0] != '\n') return true;
-    if (head.size() == 1) newline_token = true;
+    // A token "\n" ends the search; so does one spelled "\n\x00", whose
+    // trie node the walk reaches through the text's terminating NUL (and
+    // then reads past it: not a certain hang, so not this rule).
+    if (head.size() == 1 || head[1] == '\0') newline_token = true;
     if (!first_prefix) first_prefix.emplace(i, at);
     return !newline_token;
   });
