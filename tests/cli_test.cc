@@ -467,6 +467,11 @@ TEST_F(CliTest, BaseThatCannotBeReadIsAnIoErrorAndStdinIsRefused) {
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("--base"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+  // A shard's name brings in its set, but the file named must be there.
+  const std::string no_shard = testing::TempPath("cli_no_base-00001-of-00002.gguf");
+  CliRun shard = RunTool({"validate", "--base", no_shard, CorpusPath("adapters/lora.gguf")});
+  EXPECT_EQ(shard.code, 3) << shard.out << shard.err;
+  EXPECT_EQ(shard.out, "");
   EXPECT_EQ(RunTool({"validate", "--base", "-", CorpusPath("adapters/lora.gguf")}).code, 2);
   EXPECT_EQ(RunTool({"validate", CorpusPath("adapters/lora.gguf"), "--base"}).code, 2);
   // A base that names no architecture cannot be judged against.
