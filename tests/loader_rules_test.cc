@@ -543,6 +543,27 @@ TEST(ClipRulesTest, MergeFactorZero) {
   EXPECT_TRUE(testing::HasRule(CheckMmproj(m), RuleId::kClipMergeSize));
   m.Set("clip.projector_type", GgufValue::Str("pixtral"));  // guards a 0
   EXPECT_TRUE(IsValid(CheckMmproj(m)));
+  // An audio encoder's stack factor: the stacking divides by it.
+  for (const char* proj : {"ultravox", "voxtral", "meralion", "glma"}) {
+    TinyModel audio = MakeTinyMmproj();
+    audio.Erase("clip.projector_type");  // read before the per-modality keys
+    audio.Set("clip.vision.projector_type", GgufValue::Str("mlp"))
+        .Set("clip.has_audio_encoder", GgufValue::Bool(true))
+        .Set("clip.audio.projector_type", GgufValue::Str(proj))
+        .Set("clip.audio.embedding_length", GgufValue::U32(32))
+        .Set("clip.audio.attention.head_count", GgufValue::U32(4))
+        .Set("clip.audio.feed_forward_length", GgufValue::U32(64))
+        .Set("clip.audio.block_count", GgufValue::U32(1))
+        .Set("clip.audio.projection_dim", GgufValue::U32(32))
+        .Set("clip.audio.attention.layer_norm_epsilon", GgufValue::F32(1e-5f))
+        .Set("clip.audio.num_mel_bins", GgufValue::U32(128))
+        .Set("clip.audio.projector.stack_factor", GgufValue::U32(0));
+    BuiltFile g = audio.Build();
+    EXPECT_TRUE(HasFinding(Check(g), RuleId::kClipMergeSize, audio.Kv(g, "clip.audio.projector.stack_factor").payload))
+        << proj;
+    audio.Set("clip.audio.projector.stack_factor", GgufValue::U32(8));
+    EXPECT_TRUE(LacksRule(CheckMmproj(audio), RuleId::kClipMergeSize)) << proj;
+  }
 }
 
 TEST(ClipRulesTest, FeatureLayerBeyondTheEncoder) {

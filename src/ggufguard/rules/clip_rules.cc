@@ -174,8 +174,13 @@ std::string_view MergeKeyDividedBy(std::string_view proj) {
                                                   "dots_ocr"};
   static constexpr std::string_view kByMerge[] = {"qwen2vl_merger", "qwen3vl_merger", "glm4v", "hunyuanocr",
                                                   "hunyuanvl"};
+  // Audio: the whisper encoder's StackAudioFrames (ultravox, voxtral,
+  // meralion: padded_len / (n_embd * stack_factor)) and glma's graph
+  // (n_pos % stack_factor) divide by the stack factor.
+  static constexpr std::string_view kByStack[] = {"ultravox", "voxtral", "meralion", "glma"};
   if (OneOf(proj, kByScale)) return "clip.vision.projector.scale_factor";
   if (OneOf(proj, kByMerge)) return "clip.vision.spatial_merge_size";
+  if (OneOf(proj, kByStack)) return "clip.audio.projector.stack_factor";
   return {};
 }
 
@@ -443,7 +448,9 @@ class ClipChecker {
     ctx_.sink.Add(RuleId::kClipMergeSize, OffsetOf(key),
                   absl::StrCat(Sv(key), " is 0 for projector '", Sv(proj), "': llama.cpp's clip code ",
                                loops ? "steps its position loop by it and never ends on the first image"
-                                     : "divides by it on the first image: an integer division by zero"));
+                                     : absl::StrCat("divides by it on the first ",
+                                                    key.substr(0, 10) == "clip.audio" ? "audio clip" : "image",
+                                                    ": an integer division by zero")));
   }
 
   // clip_graph_llava (mlp, ldp, ldpv2, adapter) runs layers up to the
