@@ -226,6 +226,20 @@ std::vector<uint8_t> Q8_0Data(uint64_t elements, uint32_t salt) {
 // block_count), `retyped` gives a tensor another ggml type and its data,
 // `extra` adds F32 tensors right after token_embd.weight (name, dims, data).
 using KvOverrides = std::vector<std::pair<std::string, GgufValue>>;
+
+// `kvs` with each of `overrides` replacing the value of its key, or added
+// after them when the key is new.
+KvOverrides WithOverrides(KvOverrides kvs, const KvOverrides& overrides) {
+  for (const auto& change : overrides) {  // no structured binding: clang 14 cannot capture one
+    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == change.first; });
+    if (it != kvs.end()) {
+      it->second = change.second;
+    } else {
+      kvs.push_back(change);
+    }
+  }
+  return kvs;
+}
 using TensorRetypes = std::map<std::string, std::pair<uint32_t, std::vector<uint8_t>>>;
 struct ExtraTensor {
   std::string name;
@@ -279,15 +293,7 @@ KvOverrides MinimalLlamaKvs(const KvOverrides& overrides, uint32_t blocks) {
       {"tokenizer.ggml.eos_token_id", GgufValue::U32(2)},
       {"tokenizer.ggml.unknown_token_id", GgufValue::U32(0)},
   };
-  for (const auto& [key, value] : overrides) {
-    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it != kvs.end()) {
-      it->second = value;
-    } else {
-      kvs.emplace_back(key, value);
-    }
-  }
-  return kvs;
+  return WithOverrides(std::move(kvs), overrides);
 }
 
 // Its tensors in file order, each with its data.
@@ -431,21 +437,12 @@ struct LoraTensor {
 // "adapter", adapter.type "lora", the alpha, and f32 pairs NAME.lora_a
 // [in, rank], NAME.lora_b [rank, out] for the base tensors NAME [in, out].
 GgufBuilder LoraAdapter(const std::vector<LoraTensor>& tensors, const KvOverrides& overrides = {}) {
-  KvOverrides kvs = {
-      {"general.architecture", GgufValue::Str("llama")},
-      {"general.type", GgufValue::Str("adapter")},
-      {"general.name", GgufValue::Str("minimal-llama-lora")},
-      {"adapter.type", GgufValue::Str("lora")},
-      {"adapter.lora.alpha", GgufValue::F32(8.0f)},
-  };
-  for (const auto& [key, value] : overrides) {
-    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it != kvs.end()) {
-      it->second = value;
-    } else {
-      kvs.emplace_back(key, value);
-    }
-  }
+  const KvOverrides kvs = WithOverrides({{"general.architecture", GgufValue::Str("llama")},
+                                         {"general.type", GgufValue::Str("adapter")},
+                                         {"general.name", GgufValue::Str("minimal-llama-lora")},
+                                         {"adapter.type", GgufValue::Str("lora")},
+                                         {"adapter.lora.alpha", GgufValue::F32(8.0f)}},
+                                        overrides);
   GgufBuilder b;
   for (const auto& [key, value] : kvs) b.AddKv(key, value);
   for (const LoraTensor& t : tensors) {
@@ -556,14 +553,7 @@ GgufBuilder ClipProjector(const KvOverrides& overrides = {}, const std::vector<s
       {"clip.vision.image_std", GgufValue::F32Array({0.26862954f, 0.26130258f, 0.27577711f})},
       {"clip.use_gelu", GgufValue::Bool(false)},
   };
-  for (const auto& change : overrides) {  // no structured binding: clang 14 cannot capture one
-    auto it = std::find_if(kvs.begin(), kvs.end(), [&](const auto& kv) { return kv.first == change.first; });
-    if (it != kvs.end()) {
-      it->second = change.second;
-    } else {
-      kvs.push_back(change);
-    }
-  }
+  kvs = WithOverrides(std::move(kvs), overrides);
   GgufBuilder b;
   for (const auto& [key, value] : kvs) {
     if (std::find(erased.begin(), erased.end(), key) == erased.end()) b.AddKv(key, value);
