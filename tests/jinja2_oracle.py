@@ -10,7 +10,11 @@ against the class:
 
   benign, inert   Jinja2 renders it (every request renders, or raises only
                   the template's own raise_exception), and ggufguard accepts
-                  it under the default and the strict policy.
+                  it under the default and the strict policy. A benign
+                  template whose column says `sandbox-refuses` uses a name
+                  of its own that starts with `_` (a namespace's `_count`):
+                  the sandbox raises SecurityError for every such name,
+                  and plain Jinja2 (as llama.cpp's engine) renders it.
   attack          Jinja2 does what the `jinja2` column says, and ggufguard
                   rejects it under the default policy with its kind's rule.
                   Every dunder-access and attr-filter attack must raise
@@ -23,7 +27,10 @@ against the class:
                   nothing in the request makes it a dunder.
 
 Each template renders in a child process with a time limit and an address
-space limit, once per request of REQUESTS. The sandbox returns an Undefined
+space limit, once per request of REQUESTS: 5 s of CPU and 512 MiB, and for a
+render-bomb attack 1 s and 256 MiB. A bomb only has to show that it grows
+past a small limit (what the whole render would take is in its MANIFEST
+note); the small limit keeps the oracle's CI time small. The sandbox returns an Undefined
 for an unsafe attribute, which raises SecurityError only when used; the
 oracle raises it where the sandbox decides (unsafe_undefined), so that a
 template that merely prints what it reached is seen too.
@@ -57,6 +64,8 @@ except ImportError as e:  # fail, not skip: install-deps.sh installs it
 HERE = pathlib.Path(__file__).resolve().parent
 RENDER_SECONDS = 5
 RENDER_BYTES = 512 << 20  # a render's address space: a bomb's MemoryError, not the machine's
+BOMB_SECONDS = 1          # a render-bomb attack: enough to show it grows, little CI time
+BOMB_BYTES = 256 << 20
 
 # The rule each attack kind is rejected with (docs/rules).
 RULES = {
@@ -97,8 +106,9 @@ def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)
     return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
-def environment():
-    env = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
+def environment(sandboxed=True):
+    kind = Sandbox if sandboxed else jinja2.Environment
+    env = kind(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
@@ -150,7 +160,7 @@ HOSTILE = [
 REQUESTS = [(CHAT, None), (SYSTEM + CHAT, None), (TOOL_CHAT, TOOLS), (HOSTILE, None)]
 
 
-def render_all(source):
+def render_all(source, sandboxed=True):
     """What each request does: 'renders' or the exception's type name."""
     outcomes = []
     for messages, tools in REQUESTS:
@@ -158,7 +168,7 @@ def render_all(source):
         if tools:
             context["tools"] = tools
         try:
-            environment().from_string(source).render(**context)
+            environment(sandboxed).from_string(source).render(**context)
             outcomes.append("renders")
         except TemplateError as e:  # raise_exception, or a Jinja2 error of its own
             outcomes.append(type(e).__name__)
@@ -167,20 +177,19 @@ def render_all(source):
     return outcomes
 
 
-def limit_child():
-    resource.setrlimit(resource.RLIMIT_AS, (RENDER_BYTES, RENDER_BYTES))
-    resource.setrlimit(resource.RLIMIT_CPU, (RENDER_SECONDS, RENDER_SECONDS + 1))
-
-
-def jinja2_outcome(path):
+def jinja2_outcome(path, seconds=RENDER_SECONDS, address_space=RENDER_BYTES, mode="--render"):
     """One word for what Jinja2 does with the template: the exceptions a
     request raised beyond the template's own raise_exception (joined by
     '+'; running out of memory or time is 'limit', whichever comes first on
     this machine), else 'renders' when a request rendered, else
-    'TemplateError'."""
+    'TemplateError'. `mode` --render-plain renders without the sandbox."""
+    def limit_child():
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+
     try:
-        child = subprocess.run([sys.executable, __file__, "--render", str(path)], capture_output=True, text=True,
-                               timeout=RENDER_SECONDS + 5, preexec_fn=limit_child)
+        child = subprocess.run([sys.executable, __file__, mode, str(path)], capture_output=True, text=True,
+                               timeout=seconds + 5, preexec_fn=limit_child)
     except subprocess.TimeoutExpired:
         return "limit", []
     if child.returncode != 0:  # killed by the CPU limit (SIGXCPU), or died another way
@@ -242,15 +251,25 @@ def check(cli, template_dir):
     paths = [template_dir / e["path"] for e in entries]
     default = ggufguard_verdicts(cli, paths, "default")
     strict = ggufguard_verdicts(cli, paths, "strict")
+    def outcome_of(entry, path):
+        if entry["class"] == "attack" and entry["kind"] == "render-bomb":
+            return jinja2_outcome(path, BOMB_SECONDS, BOMB_BYTES)
+        return jinja2_outcome(path)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:  # each render is its own process
-        outcomes = list(pool.map(jinja2_outcome, paths))
+        outcomes = list(pool.map(outcome_of, entries, paths))
     counts = {}
     for e, path, (outcome, per_request) in zip(entries, paths, outcomes):
         name, cls, kind, expected = e["path"], e["class"], e["kind"], e.get("jinja2", "")
         counts[(cls, outcome)] = counts.get((cls, outcome), 0) + 1
         what = f"{name} ({cls}{', ' + kind if kind != '-' else ''}): Jinja2 {outcome} {per_request}"
         if cls in ("benign", "inert"):
-            if expected != "renders" or outcome != "renders":
+            if expected == "sandbox-refuses" and cls == "benign":
+                plain, plain_per_request = jinja2_outcome(path, mode="--render-plain")
+                if outcome != "SecurityError" or plain != "renders":
+                    failures.append(f"{what}, plain Jinja2 {plain} {plain_per_request}: expected the sandbox to "
+                                    "refuse it and plain Jinja2 to render it")
+            elif expected != "renders" or outcome != "renders":
                 failures.append(f"{what}, expected it to render (column says {expected!r})")
             for policy, verdicts in (("default", default), ("strict", strict)):
                 valid, rules = verdicts[path]
@@ -284,9 +303,9 @@ def report(cli, paths):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "--render":
+    if len(argv) == 3 and argv[1] in ("--render", "--render-plain"):
         sys.setrecursionlimit(5000)
-        print(json.dumps(render_all(pathlib.Path(argv[2]).read_text(encoding="utf-8"))))
+        print(json.dumps(render_all(pathlib.Path(argv[2]).read_text(encoding="utf-8"), argv[1] == "--render")))
         return 0
     if len(argv) >= 3 and argv[1] == "--report":
         return report(argv[2], argv[3:])

@@ -17,9 +17,12 @@ TEST(TemplateObjectModelTest, RootsAllowOnlyTheirOwnAttributes) {
   EXPECT_FALSE(RootAllows("loop", "_after"));  // a LoopContext internal
   EXPECT_TRUE(RootAllows("cycler()", "next"));
   EXPECT_FALSE(RootAllows("cycler()", "__init__"));
-  // A namespace holds what the template set: any public name.
+  // A namespace holds what the template set, under any name its dict
+  // takes (`_count` too); only its own internals reach Python.
   EXPECT_TRUE(RootAllows("namespace()", "anything"));
-  EXPECT_FALSE(RootAllows("namespace()", "_private"));
+  EXPECT_TRUE(RootAllows("namespace()", "_count"));
+  EXPECT_FALSE(RootAllows("namespace()", "_Namespace__attrs"));
+  EXPECT_FALSE(RootAllows("namespace()", "__class__"));
   // Roots with no rule allow nothing.
   EXPECT_FALSE(RootAllows("lipsum", "index"));
   EXPECT_FALSE(RootAllows("joiner()", "next"));

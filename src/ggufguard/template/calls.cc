@@ -62,7 +62,8 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     const Value name = Str(std::string(callee->name), false);
     const std::vector<Value> args = EvalArgs(e);
     const Value attr = Attribute(obj, name, callee_id, callee->a, /*attribute=*/true);
-    return Method(obj, callee->name, e, args, id, callee->a, attr);
+    return Sized(Method(obj, callee->name, e, args, id, callee->a, attr), obj, callee->name, e, args, id,
+                 /*method=*/true);
   }
   Value fn;
   if (callee && callee->kind == ExprKind::kName) {
@@ -74,13 +75,7 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     fn = Eval(callee_id);
   }
   const std::vector<Value> args = EvalArgs(e);
-  if (fn.macro != kNoNode) {
-    edges_.push_back({current_macro_, fn.macro, cond_depth_ > 0, e.begin});
-    if (current_macro_ == kNoNode) edges_.pop_back();
-    RecordCall(fn.macro, e, args);
-    NoteRoot(fn.root);
-    return Computed(kStr);  // a macro's output
-  }
+  if (fn.macro != kNoNode) return MacroCall(fn.macro, e, args, id);
   if (fn.origin != Origin::kRoot) return Derived(fn);
   const std::string& r = fn.root;
   if (r == "loop") return RecursiveLoopCall(e, id);
@@ -117,6 +112,8 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     }
     if (!v.items_exact) v.items.clear();
     v.size = static_cast<double>(v.items.size());
+    v.extent.bound = static_cast<double>(e.args_count);
+    for (const Value& a : args) AddCopies(&v.extent, a.extent, 1);
     return v;
   }
   if (r == "cycler") {
@@ -193,15 +190,28 @@ Value Interpreter::Range(const Expr& e, const std::vector<Value>& args, NodeId i
   if (pos.size() >= 3) get(pos[2], &step);
   Value v = Data(kOther);
   v.items_numbers = true;
+  // At most as many numbers as the bounds' extents span, none larger than
+  // they are: range(n) of a computed n, range(i) in a loop over range(1000).
+  double span = 0, largest = 0;
+  for (size_t i = 0; i < pos.size() && i < 2; ++i) {
+    span = SatAdd(span, pos[i]->extent.bound);
+    largest = std::max(largest, pos[i]->extent.bound);
+  }
+  v.extent.bound = pos.size() >= 3 && IsExactNum(*pos[2]) && std::fabs(pos[2]->number) >= 1
+                       ? std::ceil(span / std::fabs(pos[2]->number))
+                       : span;
+  v.extent.element = largest;
   if (!exact || pos.empty() || step == 0) {
     // Unknown bounds: a bound from the request is the request's size; a
     // template-made one may be anything.
     for (const Value* a : pos) MergeOrigin(&v, *a);
+    CheckCount(v.extent.bound, id, "a range");
     return v;
   }
   const double n = std::max(0.0, std::ceil((stop - start) / step));
   CheckCount(n, id, "a range");
   v.size = n;
+  v.extent.bound = n;
   return v;
 }
 
@@ -270,8 +280,7 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     return MapStrings(obj, [&](const std::string& s) { return Replace(s, a0->strs[0], a1->strs[0], count, kMaxStringBytes); });
   }
   if (m == "center" || m == "ljust" || m == "rjust" || m == "zfill" || m == "expandtabs") {
-    const double w = ExactOr(a0, 0);
-    CheckOutputSize(m == "expandtabs" ? w * std::max(obj.size, 1.0) : w, id);
+    const double w = ExactOr(a0, 0);  // its bound is checked in Sized (bombs.cc)
     if (w > kMaxStringBytes) return Derived(obj, kStr);
     char fill = m == "zfill" ? '0' : ' ';
     if (a1 && IsExactStr(*a1) && a1->strs.size() == 1 && a1->strs[0].size() == 1) fill = a1->strs[0][0];
@@ -323,13 +332,20 @@ Value Interpreter::Format(const Value& fmt, std::vector<Value> args, NodeId id, 
   }
   if (!IsExactStr(fmt)) {
     Value v = Derived(fmt, kStr);
-    for (const Value& a : args) MergeOrigin(&v, a);
+    for (const Value& a : args) {
+      MergeOrigin(&v, a);
+      v.extent = SumOf(v.extent, Printed(a));  // each argument once, at most
+    }
     return v;
   }
   bool exact = true;
+  Extent fields;  // what the fields add, the most over the format's candidates
+  fields.bound = 0;
   Value result = MapStrings(fmt, [&](const std::string& f) {
     std::string out;
     size_t next_arg = 0;
+    Extent these;
+    these.bound = 0;
     for (size_t i = 0; i < f.size(); ++i) {
       if (f[i] != '%') {
         out += f[i];
@@ -353,7 +369,7 @@ Value Interpreter::Format(const Value& fmt, std::vector<Value> args, NodeId id, 
         if (i < f.size() && f[i] == '*') {
           ++i;
           const Value* a = next_arg < args.size() ? &args[next_arg++] : nullptr;
-          *out_n = ExactOr(a, 0);
+          *out_n = a && IsExactNum(*a) ? a->number : a ? a->extent.bound : 0;  // a computed width: its bound
           if (!a || !IsExactNum(*a)) exact = false;
           return;
         }
@@ -371,6 +387,8 @@ Value Interpreter::Format(const Value& fmt, std::vector<Value> args, NodeId id, 
       if (i >= f.size()) break;
       const char conv = f[i];
       const Value* a = next_arg < args.size() ? &args[next_arg++] : nullptr;
+      these.bound = SatAdd(these.bound, std::max({width, precision, a ? Bytes(*a) : 0.0}));
+      if (a) AddCopies(&these, a->extent, 1);
       std::string piece;
       std::vector<std::string> s;
       if (!a) {
@@ -403,15 +421,20 @@ Value Interpreter::Format(const Value& fmt, std::vector<Value> args, NodeId id, 
       out += piece;
       if (out.size() > kMaxStringBytes) break;
     }
+    fields = EitherOf(fields, these);
     return out;
   });
+  Extent extent = SumOf(fmt.extent, fields);
   if (!exact) {
     Value v = Computed(kStr);
     for (const Value& a : args) {
       if (a.origin == Origin::kData && !Spelled(a)) v = Data(kStr);
     }
+    v.extent = std::move(extent);
     return v;
   }
+  if (!result.exact) result.extent = std::move(extent);
+  else result.extent.copies = std::move(extent.copies);
   return result;
 }
 
@@ -449,12 +472,33 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
     if (fmt.origin != Origin::kData) {
       Emit(Kind::kComputedName, Begin(id), absl::StrCat(ExprText(id), ": a format string computed at render time"));
     }
-    return Derived(fmt, kStr);
+    Value v = Derived(fmt, kStr);
+    for (const Value& a : args) v.extent = SumOf(v.extent, Printed(a));
+    return v;
   }
   bool exact = true;
+  Extent fields;  // what the fields add, the most over the format's candidates
+  fields.bound = 0;
   Value result = MapStrings(fmt, [&](const std::string& f) {
     std::string out;
     size_t auto_index = 0;
+    Extent these;
+    these.bound = 0;
+    // The argument a field names: '' (the next one), an index, a keyword.
+    auto field_arg = [&](const std::string& arg_name) -> const Value* {
+      if (arg_name.empty()) {
+        const size_t k = auto_index++;
+        return k < positional.size() ? &positional[k] : nullptr;
+      }
+      if (arg_name.find_first_not_of("0123456789") == std::string::npos) {
+        const size_t k = std::stoul(arg_name.substr(0, 6));
+        return k < positional.size() ? &positional[k] : nullptr;
+      }
+      for (auto& [nm, v] : named) {
+        if (nm == arg_name) return &v;
+      }
+      return nullptr;
+    };
     for (size_t i = 0; i < f.size(); ++i) {
       const char c = f[i];
       if (c == '}' ) {
@@ -507,19 +551,16 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
           n = 0;
         }
       }
-      CheckOutputSize(longest, id);
-      const Value* a = nullptr;
-      if (arg_name.empty()) {
-        a = auto_index < positional.size() ? &positional[auto_index] : nullptr;
-        ++auto_index;
-      } else if (arg_name.find_first_not_of("0123456789") == std::string::npos) {
-        const size_t k = std::stoul(arg_name.substr(0, 6));
-        a = k < positional.size() ? &positional[k] : nullptr;
-      } else {
-        for (auto& [nm, v] : named) {
-          if (nm == arg_name) a = &v;
-        }
+      const Value* a = field_arg(arg_name);
+      // A width from an argument ('{:{w}}', '{:>{}}'): as large as its bound.
+      for (size_t open = spec.find('{'); open != std::string::npos; open = spec.find('{', open + 1)) {
+        const size_t close = spec.find('}', open);
+        if (close == std::string::npos) break;
+        if (const Value* w = field_arg(spec.substr(open + 1, close - open - 1))) longest = std::max(longest, w->extent.bound);
       }
+      CheckOutputSize(longest, id);
+      these.bound = SatAdd(these.bound, std::max(longest, a ? Bytes(*a) : 0.0));
+      if (a) AddCopies(&these, a->extent, 1);
       std::vector<std::string> s;
       if (!a || !ExactStrings(*a, &s) || s.size() != 1 || spec.find('{') != std::string::npos) {
         exact = false;
@@ -542,14 +583,20 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
       out += piece;
       if (out.size() > kMaxStringBytes) break;
     }
+    fields = EitherOf(fields, these);
     return out;
   });
+  Extent extent = SumOf(fmt.extent, fields);
   if (!exact) {
     Value v = Computed(kStr);
     bool data = false;
     for (const Value& a : args) data = data || (a.origin == Origin::kData && !Spelled(a));
-    return data ? Data(kStr) : v;
+    v = data ? Data(kStr) : v;
+    v.extent = std::move(extent);
+    return v;
   }
+  if (!result.exact) result.extent = std::move(extent);
+  else result.extent.copies = std::move(extent.copies);
   return result;
 }
 
@@ -557,6 +604,10 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
 // decides how; name checks on its arguments come first, for every filter.
 Value Interpreter::EvalFilter(const Expr& e, NodeId id, const Value& base) {
   const std::vector<Value> args = EvalArgs(e);
+  return Sized(FilterValue(e, id, base, args), base, e.name, e, args, id, /*method=*/false);
+}
+
+Value Interpreter::FilterValue(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args) {
   const std::string_view f = e.name;
   const Value* a0 = args.empty() ? nullptr : &args[0];
   auto name_arg = [&](size_t index, std::string_view kw) -> NodeId { return ArgExpr(e, index, kw); };
@@ -666,8 +717,7 @@ Value Interpreter::FoldedStringFilter(const Expr& e, NodeId id, const Value& bas
     return Derived2(base, args[1], kStr);
   }
   if (f == "center" || f == "indent") {
-    const double w = ExactOr(a0, f == "center" ? 80 : 4);
-    CheckOutputSize(f == "indent" ? w * std::max(base.size / 40, 1.0) : w, id);
+    const double w = ExactOr(a0, f == "center" ? 80 : 4);  // its bound is checked in Sized (bombs.cc)
     if (f == "center" && w <= kMaxStringBytes) {
       return MapStrings(base, [&](const std::string& s) { return Pad(s, static_cast<size_t>(std::max(w, 0.0)), ' ', '^'); });
     }

@@ -20,6 +20,20 @@
 #include "ggufguard/template/value.h"
 
 namespace ggufguard::jinja::analysis {
+namespace {
+
+// The most items a slice with these literal bounds keeps whatever it cuts
+// (a positive step): [:k] and [-k:] keep k, [a:b] of one sign b - a.
+std::optional<double> SliceCap(std::optional<long long> from, std::optional<long long> to,
+                               std::optional<long long> step) {
+  if (!step || *step < 1) return std::nullopt;
+  if (!from && to && *to >= 0) return static_cast<double>(*to);
+  if (from && *from < 0 && !to) return static_cast<double>(-*from);
+  if (from && to && (*from < 0) == (*to < 0)) return static_cast<double>(std::max(*to - *from, 0LL));
+  return std::nullopt;
+}
+
+}  // namespace
 
 Value Interpreter::Eval(NodeId id, const Value* filter_base) {
   if (id == kNoNode) return Data();
@@ -40,7 +54,14 @@ Value Interpreter::Eval(NodeId id, const Value* filter_base) {
     case ExprKind::kGetItem: {
       const Value obj = Eval(e.a);
       const Value key = Eval(e.b);
-      return Subscript(obj, key, id, e.a);
+      Value v = Subscript(obj, key, id, e.a);
+      // One item: a character of a string, or one of a container's items,
+      // which holds at most what the container holds of carried state.
+      if (!v.exact && obj.origin != Origin::kRoot) {
+        v.extent.bound = obj.mask == kStr ? 1 : obj.extent.element;
+        v.extent.copies = obj.mask == kStr ? std::vector<Copies>{} : obj.extent.copies;
+      }
+      return v;
     }
     case ExprKind::kSlice: {
       const Value obj = Eval(e.a);
@@ -53,6 +74,14 @@ Value Interpreter::Eval(NodeId id, const Value* filter_base) {
       }
       Value v = Derived(obj);
       if (obj.origin == Origin::kRoot) v = RootValue(obj.root);
+      // Literal bounds cap the length (`s[:80]`, `s[-1000:]`): then it holds
+      // no copy of what it was cut from.
+      if (const std::optional<double> cap = SliceCap(ExactIndex(e.b == kNoNode ? nullptr : &b),
+                                                    ExactIndex(e.c == kNoNode ? nullptr : &c),
+                                                    e.d == kNoNode ? std::optional<long long>(1) : ExactIndex(&d))) {
+        v.extent.bound = std::min(v.extent.bound, *cap);
+        v.extent.copies.clear();
+      }
       return v;
     }
     case ExprKind::kCall: return EvalCall(e, id);
@@ -193,9 +222,13 @@ Value Interpreter::EvalContainer(const Expr& e) {
   std::string key;  // dict: the key of the value that follows, when it is a literal string
   std::vector<std::string> literal_strs;  // list or tuple: its elements that are literal strings
   bool key_known = false;
+  Extent extent;  // the largest item (a dict's key), and every copy of carried state held
+  extent.element = 0;
   for (uint32_t i = 0; i < e.args_count; ++i) {
     const Value x = Eval(p_.args[e.args_begin + i].value);
     MergeOrigin(&v, x);
+    if (!dict || i % 2 == 0) extent.element = std::max(extent.element, x.extent.bound);
+    AddCopies(&extent, x.extent, 1);
     if (dict && i % 2 == 1) {
       if (v.keyed && key_known) {
         AddField(&v, std::move(key), x);
@@ -219,6 +252,8 @@ Value Interpreter::EvalContainer(const Expr& e) {
     }
   }
   v.size = dict ? e.args_count / 2 : e.args_count;
+  v.extent = extent;
+  v.extent.bound = v.size;
   if (!v.items_exact) {
     // A list of literals and other values (`['__class__', m.role]`) may
     // still give its literal strings: keep them as items it may hold
@@ -237,9 +272,10 @@ Value Interpreter::EvalContainer(const Expr& e) {
 // whatever any namespace attribute was set to.
 Value Interpreter::NamespaceAttribute(NodeId obj_expr, std::string_view attr) {
   if (!attr.empty() && obj_expr != kNoNode && p_.expr(obj_expr).kind == ExprKind::kName) {
-    if (const Value* v = Lookup(NsKey(p_.expr(obj_expr).name, attr))) {
+    const std::string key = NsKey(p_.expr(obj_expr).name, attr);
+    if (const Value* v = Lookup(key)) {
       const auto it = untracked_namespace_attributes_.find(std::string(attr));
-      return it == untracked_namespace_attributes_.end() ? *v : Join(*v, it->second);
+      return CarriedRead(key, it == untracked_namespace_attributes_.end() ? *v : Join(*v, it->second));
     }
   }
   const Value* any = Lookup(kAnyNamespaceAttribute);
@@ -250,6 +286,7 @@ Value Interpreter::NamespaceAttribute(NodeId obj_expr, std::string_view attr) {
 void Interpreter::NoteNamespaceValue(const Value& v) {
   const Value* cur = Lookup(kAnyNamespaceAttribute);
   Value j = Join(cur ? *cur : Data(), v);
+  j.extent = Extent();  // for the name checks: no slot's carried state (bombs.cc)
   if (!cur || !SameValue(j, *cur)) Assign(kAnyNamespaceAttribute, std::move(j), /*shared=*/true);
 }
 
@@ -279,7 +316,9 @@ Value Interpreter::Attribute(const Value& obj, const Value& name, NodeId at, Nod
     if (obj.root == "loop") {
       if (attr == "cycle") return RootValue("loop.cycle");
       if (attr == "previtem" || attr == "nextitem") return Data();
-      return Data(kNum | kOther);
+      Value v = Data(kNum | kOther);  // index, length...: at most the loop's passes
+      v.extent.bound = loops_.empty() ? 1 : loops_.back().passes + 1;
+      return v;
     }
     return Data();
   }
@@ -323,10 +362,13 @@ Value Interpreter::EvalConcat(const Expr& e, NodeId id) {
   std::vector<std::string> acc = {""};
   bool exact = true;
   double size = 0;
+  Extent extent;  // every part side by side
+  extent.bound = 0;
   Value origin = Data(kStr);
   for (uint32_t i = 0; i < e.args_count; ++i) {
     const Value v = Eval(p_.args[e.args_begin + i].value);
     size += v.size;
+    extent = SumOf(extent, Printed(v));
     MergeOrigin(&origin, v);
     std::vector<std::string> parts;
     if (!exact || !ExactStrings(v, &parts)) {
@@ -350,7 +392,7 @@ Value Interpreter::EvalConcat(const Expr& e, NodeId id) {
     }
     acc = std::move(next);
   }
-  CheckOutputSize(size, id);
+  CheckOutputSize(extent.bound, id);
   if (exact) {
     Value v;
     v.mask = kStr;
@@ -358,6 +400,7 @@ Value Interpreter::EvalConcat(const Expr& e, NodeId id) {
     v.built = true;
     v.strs = std::move(acc);
     v.size = size;
+    v.extent = std::move(extent);
     return v;
   }
   // Unknown parts from data keep the string data; parts the template
@@ -365,6 +408,7 @@ Value Interpreter::EvalConcat(const Expr& e, NodeId id) {
   Value v = origin.origin == Origin::kData ? Data(kStr) : Computed(kStr);
   if (origin.origin == Origin::kRoot) v = Computed(kStr);  // a root's repr: a string, not the object
   v.size = size;
+  v.extent = std::move(extent);
   return v;
 }
 
@@ -381,23 +425,37 @@ Value Interpreter::EvalBinary(const Expr& e, NodeId id) {
     return t == 1 ? a : t == 0 ? b : Join(a, b);
   }
   const Value a = Eval(e.a);
-  const Value b = Eval(e.b);
   const std::string_view op = e.name;
+  if (op == "%" && a.mask == kStr && e.b != kNoNode && p_.expr(e.b).kind == ExprKind::kTuple) {
+    // '%s %*d' % (x, w, y): each element is an argument of its own, with its
+    // own value (a computed width among them).
+    const Expr& t = p_.expr(e.b);
+    std::vector<Value> args;
+    for (uint32_t i = 0; i < t.args_count; ++i) args.push_back(Eval(p_.args[t.args_begin + i].value));
+    return Format(a, std::move(args), id, /*percent=*/true);
+  }
+  const Value b = Eval(e.b);
   if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=" || op == "in" || op == "notin") {
     return Bool(-1);
   }
   if (op == "+") {
     if (IsExactNum(a) && IsExactNum(b)) return Num(a.number + b.number);
+    const Extent both = SumOf(a.extent, b.extent);
     if (IsExactStr(a) && IsExactStr(b)) {
       Value v = Str("", true);
       v.strs.clear();
       for (const std::string& x : a.strs) {
         for (const std::string& y : b.strs) {
-          if (x.size() + y.size() > kMaxStringBytes || v.strs.size() == kMaxStrings) return SizedComputed(a.size + b.size, id);
+          if (x.size() + y.size() > kMaxStringBytes || v.strs.size() == kMaxStrings) {
+            v = SizedComputed(both.bound, id);
+            v.extent = both;
+            return v;
+          }
           v.strs.push_back(x + y);
         }
       }
       v.size = a.size + b.size;
+      v.extent = both;
       return v;
     }
     // A list on either side: concatenation keeps the members of both; a
@@ -405,7 +463,8 @@ Value Interpreter::EvalBinary(const Expr& e, NodeId id) {
     const uint8_t mask = a.mask == kNum || b.mask == kNum ? kNum : a.mask | b.mask;
     Value v = a.mask == kOther || b.mask == kOther ? Join(Members(a), Members(b)) : Derived2(a, b, mask);
     v.size = a.size + b.size;
-    CheckOutputSize(v.size, id);
+    v.extent = both;
+    if (mask != kNum) CheckOutputSize(Bytes(v), id);
     return v;
   }
   if (op == "*") return Multiply(a, b, id);
@@ -418,7 +477,21 @@ Value Interpreter::EvalBinary(const Expr& e, NodeId id) {
       }
       return Num(std::pow(a.number, b.number));
     }
-    return Derived2(a, b, kNum);
+    // As large as the bounds raise to; a carried base or exponent grows as
+    // fast as the power over the base (x ** 2 as x times x's bound).
+    Value v = Derived2(a, b, kNum);
+    const double mag = b.extent.bound * std::log10(std::max(a.extent.bound, 1.0));
+    if (mag > 18) {
+      Bomb(id, absl::StrCat("a number of up to 10^", static_cast<int>(std::min(mag, 1e9)), " per unit of request"));
+    }
+    v.extent.bound = mag > 300 ? kHuge : std::pow(std::max(a.extent.bound, 1.0), b.extent.bound);
+    if (!v.extent.copies.empty()) {
+      const Extent held = v.extent;
+      v.extent.copies.clear();
+      v.extent.total = -1;
+      AddCopies(&v.extent, held, std::max(1.0, v.extent.bound / std::max(a.extent.bound, 1.0)));
+    }
+    return v;
   }
   if (op == "%" && (a.mask & kStr) && a.mask == kStr) return Format(a, {b}, id, /*percent=*/true);
   if (IsExactNum(a) && IsExactNum(b) && b.number != 0) {
@@ -434,20 +507,33 @@ Value Interpreter::SizedComputed(double size, NodeId id) {
   CheckOutputSize(size, id);
   Value v = Computed(kStr);
   v.size = size;
+  v.extent.bound = size;
   return v;
 }
 
 Value Interpreter::Multiply(const Value& a, const Value& b, NodeId id) {
   if (IsExactNum(a) && IsExactNum(b)) return Num(a.number * b.number);
-  const Value& count = IsExactNum(b) ? b : a;
-  const Value& seq = IsExactNum(b) ? a : b;
-  if (!IsExactNum(count)) return Derived2(a, b);
-  const double n = std::max(count.number, 0.0);
+  // The count is the side that is a number (exact first): `'-' * width`
+  // repeats by as much as width's bound.
+  const bool b_counts = IsExactNum(b) || (b.mask == kNum && !IsExactNum(a));
+  const Value& count = b_counts ? b : a;
+  const Value& seq = b_counts ? a : b;
+  if (count.mask != kNum) {  // neither is known to be a number
+    Value v = Derived2(a, b);
+    v.extent = RepeatedOf(a.extent, b.extent);
+    return v;
+  }
+  const Extent repeated = RepeatedOf(seq.extent, count.extent);
+  if (seq.mask == kNum) {  // a product of numbers
+    Value v = Derived2(a, b, kNum);
+    v.extent = repeated;
+    return v;
+  }
+  const double n = IsExactNum(count) ? std::max(count.number, 0.0) : -1;  // -1: not known
   if (seq.mask == kStr) {
-    const double size = std::max(seq.size, seq.exact ? 0.0 : 1.0) * n;
-    CheckOutputSize(size, id);
-    if (IsExactStr(seq)) {
-      return MapStrings(seq, [&](const std::string& s) {
+    CheckOutputSize(repeated.bound, id);
+    if (IsExactStr(seq) && n >= 0) {
+      Value v = MapStrings(seq, [&](const std::string& s) {
         std::string out;
         // '' * 10**18 is '': the loop below must not run n times for nothing.
         if (s.empty() || n < 1) return out;
@@ -455,17 +541,21 @@ Value Interpreter::Multiply(const Value& a, const Value& b, NodeId id) {
         for (double i = 0; i < n; ++i) out += s;
         return out;
       });
+      if (!v.exact) v.size = std::max(seq.size, 1.0) * n;
+      v.extent = repeated;
+      return v;
     }
-    Value v = Derived(seq, kStr);
-    v.size = size;
+    Value v = Derived2(seq, count, kStr);
+    v.size = n >= 0 ? std::max(seq.size, seq.exact ? 0.0 : 1.0) * n : 0;
+    v.extent = repeated;
     return v;
   }
   // A list, or something unknown: messages * 10**9 is at least n items.
-  const double items = std::max(seq.size, 1.0) * n;
-  CheckCount(items, id, "repetition");
-  Value v = Derived(seq);
-  if (seq.mask == kAny && seq.size == 0) v.size = 0;  // maybe a number
-  else v.size = items;
+  CheckCount(repeated.bound, id, "repetition");
+  Value v = Derived2(seq, count);
+  if (n < 0 || (seq.mask == kAny && seq.size == 0)) v.size = 0;  // not known, or maybe a number
+  else v.size = std::max(seq.size, 1.0) * n;
+  v.extent = repeated;
   return v;
 }
 

@@ -97,8 +97,10 @@ void Interpreter::NoteFolded(std::string_view name) {
 // |attr or attribute= (where `_`-prefixed names are internal too).
 void Interpreter::CheckName(const Value& name, const Value& obj, NodeId at, bool attribute) {
   if (!(name.mask & kStr)) return;  // numbers index; they never reach attributes
+  // A namespace's own `_x` is the template's data (NamespaceOwnsAttribute).
+  const bool own_namespace = obj.origin == Origin::kRoot && obj.root == "namespace()";
   for (const std::string& s : name.strs) {
-    if (IsDunderLike(s) || (attribute && s.starts_with("_"))) {
+    if (IsDunderLike(s) || (attribute && s.starts_with("_") && !(own_namespace && NamespaceOwnsAttribute(s)))) {
       std::string detail = ExprText(at);
       if (name.built) {
         absl::StrAppend(&detail, " builds '", EscapeForDisplay(s, 64), "'");
@@ -137,27 +139,6 @@ void Interpreter::CheckAttributePath(const Value& path, const Value& obj, NodeId
     }
   }
   CheckName(parts, obj, at, /*attribute=*/true);
-}
-
-void Interpreter::Bomb(NodeId at, std::string what) {
-  Emit(Kind::kRenderBomb, Begin(at), absl::StrCat(ExprText(at), ": ", what));
-}
-
-void Interpreter::CheckOutputSize(double size, NodeId at) {
-  if (size > static_cast<double>(opts_.max_output_bytes)) {
-    Bomb(at, absl::StrCat("makes about ", FormatCount(size), " bytes > ", opts_.max_output_bytes));
-  }
-}
-
-void Interpreter::CheckCount(double count, NodeId at, std::string_view what) {
-  if (count > static_cast<double>(opts_.max_iterations)) {
-    Bomb(at, absl::StrCat(Sv(what), " of about ", FormatCount(count), " > ", opts_.max_iterations));
-  }
-}
-
-std::string Interpreter::FormatCount(double n) {
-  if (n < 1e15) return std::to_string(static_cast<long long>(n));
-  return absl::StrCat("10^", static_cast<int>(std::log10(n)));
 }
 
 const Value* Interpreter::Lookup(const std::string& key) const {
@@ -240,9 +221,15 @@ void Interpreter::Statement(NodeId id) {
   const Stmt& s = p_.stmt(id);
   switch (s.kind) {
     case StmtKind::kData:
+      NoteOutput(static_cast<double>(s.end - s.begin), s.begin, "text");
+      break;
     case StmtKind::kLoopControl:
       break;
-    case StmtKind::kOutput:
+    case StmtKind::kOutput: {
+      const Value v = Eval(s.a);
+      NoteOutput(Bytes(v), Begin(s.a), ExprText(s.a));
+      break;
+    }
     case StmtKind::kDo:
       Eval(s.a);
       break;
@@ -273,7 +260,6 @@ void Interpreter::Statement(NodeId id) {
       break;
     case StmtKind::kSet: {
       Value v = Eval(s.b);
-      CheckDoubling(s);
       AssignTarget(s.a, std::move(v), s.b);
       NoteLateGlobal(s.a);
       // `{% set b = a %}` makes b the same list as a: a mutation through
@@ -341,13 +327,22 @@ void Interpreter::If(const Stmt& s) {
     // or an empty list, not a template-made list: values read out of them by
     // their own keys are the request's. A literal joined with the
     // request's value stays the request's (Join).
-    Assign(t.key, truth != 1 ? Join(t.now, now ? *now : Unbound(t.key, shared)) : t.now, shared);
+    // (What it was, for a namespace attribute in a loop pass, is that
+    // pass's carried state, not the copies it was last set to: CarriedRead.)
+    const Value was = now ? (shared ? CarriedRead(t.key, *now) : *now) : Unbound(t.key, shared);
+    Assign(t.key, truth != 1 ? Join(t.now, was) : t.now, shared);
   }
 }
 
 // What iterating over `v` gives, and whatever a mutation the analysis
 // could not pin to a variable may have put there.
-Value Interpreter::ElementOf(const Value& v) { return WithUntrackedMutations(ElementOfUnmutated(v)); }
+Value Interpreter::ElementOf(const Value& v) {
+  Value e = WithUntrackedMutations(ElementOfUnmutated(v));
+  // A part of it: at most one item's bound, and what it holds of carried state.
+  if (!e.exact) e.extent.bound = v.extent.element;
+  e.extent.copies = v.extent.copies;
+  return e;
+}
 
 // `e`, a member read out of a container, or whatever a mutation the
 // analysis could not pin to a variable put there: an element, and a
@@ -418,20 +413,31 @@ void Interpreter::For(const Stmt& s) {
   double count = 0;  // 0: as many as the request has
   if (iter.items_exact || iter.size > 0) count = std::max(iter.size, static_cast<double>(iter.items.size()));
   if (IsExactStr(iter)) count = iter.size;
-  const double product = (loops_.empty() ? 1 : loops_.back().product) * std::max(count, 1.0);
-  if (count > 0 && (loops_.empty() || loops_.back().product <= static_cast<double>(opts_.max_iterations))) {
-    CheckCount(product, s.b, "nested loops run");
-  }
+  // Passes per unit of request: the exact count, or what the iterable's
+  // extent bounds (`range(n)` of a computed n, `range(i)` in a loop over i).
+  const double passes = std::max({count, iter.extent.bound, 1.0});
+  const double outer = loops_.empty() ? 1 : loops_.back().product;
+  const double product = SatMul(outer, passes);
+  if (passes > 1 && outer <= static_cast<double>(opts_.max_iterations)) CheckCount(product, s.b, "nested loops run");
+  cost_->iterations = std::max(cost_->iterations, product);
   Loop frame;
   frame.recursive = s.recursive;
+  frame.passes = passes;
   frame.product = product;
-  frame.known = (loops_.empty() || loops_.back().known) && count > 0;
+  frame.request_data = count == 0 && iter.extent.bound <= 1 && iter.origin == Origin::kData && !Spelled(iter);
+  frame.frame = next_frame_++;
+  LoopGrowth growth;
+  growth.frame = frame.frame;
+  growth.at = s.b;
+  growth.passes = passes;
+  growth.request_sized = count == 0;
   CollectTargetNames(s.a, &frame.targets);
   const Value element = ElementOf(iter);
   const bool runs = count > 0;  // a constant, non-empty sequence always runs
 
   auto pass = [&] {
     const JournalMark local(this);
+    frame.pass = next_pass_++;
     loops_.push_back(frame);
     BindTarget(s.a, element);
     Assign("loop", RootValue("loop"));
@@ -457,7 +463,9 @@ void Interpreter::For(const Stmt& s) {
     const JournalMark start(this);
     pass();
     changed.clear();
-    for (Touched& t : TouchedSince(start)) {
+    std::vector<Touched> touched = TouchedSince(start);
+    RecordPass(&growth, touched);
+    for (Touched& t : touched) {
       if (!t.set_now) continue;
       const auto it = joined.find(t.key);
       if (it == joined.end() && t.had_before && SameValue(t.before, t.now)) continue;
@@ -480,6 +488,7 @@ void Interpreter::For(const Stmt& s) {
   for (const std::string& key : order) {
     if (std::find(changed.begin(), changed.end(), key) != changed.end()) Assign(key, Widen(joined.at(key)), true);
   }
+  FinishLoop(&growth);
   CondScope c(this, true);
   Walk(p_.orelse(s));
 }
@@ -499,7 +508,10 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
   if (t.kind == ExprKind::kGetAttr && t.a != kNoNode && p_.expr(t.a).kind == ExprKind::kName) {
     const Expr& ns = p_.expr(t.a);
     const Value* nsv = Lookup(std::string(ns.name));
-    if (t.name.starts_with("_")) {
+    // {% set ns.x = ... %} writes the namespace's own dict (Jinja2 compiles
+    // it to ns['x'] = ...): a `_x` is the template's data, not Python's;
+    // only the names that reach Namespace's internals are flagged.
+    if (!NamespaceOwnsAttribute(t.name)) {
       Emit(Kind::kDunderAccess, t.begin, ExprText(target));
     } else if (nsv && nsv->origin == Origin::kRoot && nsv->root != "namespace()") {
       Emit(Kind::kGlobalsHelper, t.begin, absl::StrCat(ExprText(target), ": sets an attribute of ", EscapeForDisplay(nsv->root, 40)));
@@ -514,6 +526,7 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
     if (!maker) {
       auto [it, fresh] = untracked_namespace_attributes_.try_emplace(std::string(t.name), v);
       if (!fresh) it->second = Join(it->second, v);
+      it->second.extent = Extent();  // for the name checks: no slot's carried state (bombs.cc)
     }
     // Set through an alias (`{% set b = ns %}{% set b.x = ... %}`), the
     // attribute changes for the other names too.
@@ -525,7 +538,10 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
         Assign(key, cur ? Join(*cur, v) : v, true);
       }
     }
-    Assign(NsKey(ns.name, t.name), std::move(v), true);
+    const std::string key = NsKey(ns.name, t.name);
+    v.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;  // CarriedRead
+    setters_[key] = value_expr != kNoNode ? value_expr : target;
+    Assign(key, std::move(v), true);
     return;
   }
   if (t.kind == ExprKind::kName && value_expr != kNoNode) {
@@ -535,59 +551,15 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
         p_.expr(call.a).name == "namespace") {
       for (uint32_t i = 0; i < call.args_count; ++i) {
         const Arg& a = p_.args[call.args_begin + i];
-        if (!a.name.empty()) Assign(NsKey(t.name, a.name), Eval(a.value), true);
+        if (a.name.empty()) continue;
+        Value attr = Eval(a.value);
+        attr.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;  // made in this pass: not carried
+        Assign(NsKey(t.name, a.name), std::move(attr), true);
       }
       v.ns_slot = t.name;
     }
   }
   BindTarget(target, v);
-}
-
-// {% set ns.s = ns.s ~ ns.s %} in a loop doubles ns.s every iteration.
-void Interpreter::CheckDoubling(const Stmt& s) {
-  if (loops_.empty() || s.a == kNoNode || s.b == kNoNode) return;
-  const Expr& t = p_.expr(s.a);
-  if (t.kind != ExprKind::kGetAttr || t.a == kNoNode || p_.expr(t.a).kind != ExprKind::kName) return;
-  const std::string_view ns = p_.expr(t.a).name;
-  int refs = 0;
-  double factor = 1;
-  CountRefs(s.b, ns, t.name, &refs, &factor, 0);
-  if (refs < 2 && factor < 2) return;
-  const double growth = refs >= 2 ? refs : factor;
-  const Loop& l = loops_.back();
-  if (!l.known) {
-    Bomb(s.b, absl::StrCat("multiplies ", Sv(ns), ".", Sv(t.name), " by ", growth, " in every iteration of a loop over request data"));
-    return;
-  }
-  const Value* cur = Lookup(NsKey(ns, t.name));
-  const double start = std::max(1.0, cur ? cur->size : 1.0);
-  const double log_size = std::log10(start) + l.product * std::log10(growth);
-  if (log_size > std::log10(static_cast<double>(opts_.max_output_bytes))) {
-    Bomb(s.b, absl::StrCat("multiplies ", Sv(ns), ".", Sv(t.name), " by ", growth, " in each of ", FormatCount(l.product),
-                           " iterations"));
-  }
-}
-
-void Interpreter::CountRefs(NodeId id, std::string_view ns, std::string_view attr, int* refs, double* factor, int depth) {
-  if (id == kNoNode || depth > 300) return;
-  const Expr& e = p_.expr(id);
-  if (e.kind == ExprKind::kGetAttr && e.name == attr && e.a != kNoNode && p_.expr(e.a).kind == ExprKind::kName &&
-      p_.expr(e.a).name == ns) {
-    ++*refs;
-    return;
-  }
-  if (e.kind == ExprKind::kBinary && e.name == "*") {
-    for (auto [x, y] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}}) {
-      if (x == kNoNode || y == kNoNode) continue;
-      const Expr& ex = p_.expr(x);
-      const Expr& ey = p_.expr(y);
-      if (ex.kind == ExprKind::kGetAttr && ex.name == attr && ey.kind == ExprKind::kNumber) {
-        *factor = std::max(*factor, ey.number);
-      }
-    }
-  }
-  for (NodeId c : {e.a, e.b, e.c, e.d}) CountRefs(c, ns, attr, refs, factor, depth + 1);
-  for (uint32_t i = 0; i < e.args_count; ++i) CountRefs(p_.args[e.args_begin + i].value, ns, attr, refs, factor, depth + 1);
 }
 
 // The text a {% set x %}...{% endset %} body renders, when it is constant.
@@ -637,11 +609,22 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   loops_.clear();
   current_macro_ = macro;
   cond_depth_ = 0;
+  Cost* const saved_cost = cost_;
+  Cost cost;
+  cost_ = &cost;
+  const bool outermost = analysing_.insert(macro).second;  // a macro defined in its own body: once
   const JournalMark pos(this);
   BindParams(s, params);
+  MarkParameters(macro);
   Assign("caller", RootValue("caller"));
   Walk(p_.body(s));
   RollbackLocals(pos);
+  // What a call costs, as the most any analysis of the body found.
+  Cost& kept = macro_costs_[macro];
+  kept.iterations = std::max(kept.iterations, cost.iterations);
+  kept.output = std::max(kept.output, cost.output);
+  if (outermost) analysing_.erase(macro);
+  cost_ = saved_cost;
   current_macro_ = saved_macro;
   cond_depth_ = saved_cond;
   loops_ = std::move(saved_loops);
@@ -788,6 +771,7 @@ void Interpreter::ReportRecursion() {
     const auto x = c.find(a), y = c.find(b);
     return x != c.end() && y != c.end() && x->second == y->second;
   };
+  CheckFanOut(all);
   for (const Edge& e : edges_) {
     const std::string name = EscapeForDisplay(p_.stmt(e.to).name, 40);
     if (!e.conditional && same(unconditional, e.from, e.to)) {

@@ -4,10 +4,11 @@
 // finds. Each statement is visited a bounded number of times, within a
 // budget proportional to the template's size (see analyser.h).
 //
-// Its member functions live in three files by the part of the language they
+// Its member functions live in four files by the part of the language they
 // interpret: interpreter.cc (findings, scopes, statements, macros),
-// expressions.cc (names, containers, attributes, operators) and calls.cc
-// (calls, methods, formatting, filters).
+// expressions.cc (names, containers, attributes, operators), calls.cc
+// (calls, methods, formatting, filters) and bombs.cc (what a render costs:
+// the limits, loop-carried growth, macro costs, fan-out recursion).
 #ifndef GGUFGUARD_TEMPLATE_INTERPRETER_H_
 #define GGUFGUARD_TEMPLATE_INTERPRETER_H_
 
@@ -58,10 +59,62 @@ class Interpreter {
 
   void CheckAttributePath(const Value& path, const Value& obj, NodeId at);
 
+  // --- what a render costs (bombs.cc) ---
+
   void Bomb(NodeId at, std::string what);
   void CheckOutputSize(double size, NodeId at);
   void CheckCount(double count, NodeId at, std::string_view what);
   static std::string FormatCount(double n);
+  // Bytes `v` prints as (a container: its items with their separators).
+  static double Bytes(const Value& v);
+  // Bytes one of a container's items prints as (its extent's element; for
+  // numbers, the digits of that bound).
+  static double ItemBytes(const Value& container);
+  // `v`'s extent as printed (`~`, a format field): Bytes(v), with its copies.
+  static Extent Printed(const Value& v);
+  // Passes of the enclosing loops of this body (macro-local), per unit of request.
+  double Passes() const;
+  // An output statement's `bytes`, written in each pass of the enclosing loops.
+  void NoteOutput(double bytes, size_t offset, std::string_view what);
+  // The slot that stands for carried state `key` in frame `frame` (a loop, or
+  // a macro for its parameters), and its name for messages.
+  uint32_t SlotFor(uint32_t frame, const std::string& key);
+  std::string SlotName(uint32_t slot) const;
+  // A namespace attribute read in a loop pass: set in this pass, it holds
+  // what it was set to; otherwise it is the state the pass began with.
+  Value CarriedRead(const std::string& key, Value v);
+  // Each macro parameter stands for itself as the body begins (copies for
+  // the recursion's growth).
+  void MarkParameters(NodeId macro);
+  // What For() gathers over a loop's passes about the state they carry.
+  struct LoopGrowth {
+    uint32_t frame = 0;          // the loop's frame (its slots)
+    NodeId at = kNoNode;         // the loop's iterable, where no setter is known
+    double passes = 1;           // per unit of request
+    bool request_sized = false;  // the request sizes the passes: no exact count
+    struct Way {  // what one pass set a slot to: copies of this loop's slots
+      std::vector<Copies> copies;
+      double total;
+    };
+    std::vector<uint32_t> set;   // slots set in some pass, in order
+    absl::flat_hash_map<uint32_t, std::vector<Way>> rows;  // set -> each pass's way
+    absl::flat_hash_map<uint32_t, double> constant;  // set -> bytes beyond its copies
+    absl::flat_hash_map<uint32_t, Value> entry;      // set -> what it held as the loop began
+    absl::flat_hash_map<uint32_t, Extent> outer;     // set -> other frames' state it holds
+  };
+  struct Touched;
+  void RecordPass(LoopGrowth* g, const std::vector<Touched>& touched);
+  void FinishLoop(LoopGrowth* g);
+  // A call of `macro` from here: its cost times the enclosing passes, and the
+  // edge the recursion checks read.
+  Value MacroCall(NodeId macro, const Expr& call, const std::vector<Value>& args, NodeId id);
+  bool DescendsIntoData(NodeId arg) const;
+  // A filter's or method's result `r` with how large it can get, from its
+  // input and arguments (joins, replacements, widths, escapes), checked
+  // against the limits; any other is no larger than its input.
+  Value Sized(Value r, const Value& base, std::string_view name, const Expr& e, const std::vector<Value>& args,
+              NodeId id, bool method);
+  void CheckFanOut(const absl::flat_hash_map<NodeId, int>& components);
 
   // --- environment: one map, and a journal to undo scopes and branches ---
 
@@ -135,9 +188,6 @@ class Interpreter {
 
   void AssignTarget(NodeId target, Value v, NodeId value_expr);
 
-  void CheckDoubling(const Stmt& s);
-  void CountRefs(NodeId id, std::string_view ns, std::string_view attr, int* refs, double* factor, int depth);
-
   Value BodyString(std::span<const NodeId> body);
 
   // --- macros ---
@@ -154,9 +204,16 @@ class Interpreter {
   void AnalyseMacrosWithLateGlobals();
 
   struct Edge {
-    NodeId from, to;
-    bool conditional;
-    size_t offset;
+    NodeId from = kNoNode, to = kNoNode;
+    bool conditional = false;
+    size_t offset = 0;
+    double times = 1;      // calls per run of the caller's body (its loops' passes)
+    bool descends = false;  // an argument is a part of the caller's data: depth bounded by the request
+    int countdown = -1;    // f(n - step) to itself: the parameter counted down, and its step
+    double step = 0;
+    // Copies of the caller's parameters (slots) each argument holds, by the
+    // callee's parameter index.
+    std::vector<std::pair<uint32_t, Extent>> growth;
   };
 
   static absl::flat_hash_map<NodeId, int> Components(const std::vector<Edge>& edges, bool conditional_too);
@@ -230,14 +287,24 @@ class Interpreter {
   // --- filters ---
 
   Value EvalFilter(const Expr& e, NodeId id, const Value& base);
+  Value FilterValue(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args);
   Value FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args);
   static Value UnmodelledFilter(const Value& base);
 
   struct Loop {
     std::vector<std::string_view> targets;
     bool recursive = false;
-    double product = 1;  // iterations of this and the enclosing loops, where known
-    bool known = true;   // every enclosing count is a constant
+    double passes = 1;   // this loop's passes per unit of request (the iterable's extent)
+    double product = 1;  // passes of this and the enclosing loops (of this body)
+    bool request_data = false;  // over the request's data: its targets are parts of it
+    uint32_t frame = 0;  // for the slots of what its passes carry
+    uint32_t pass = 0;   // the pass running now (CarriedRead)
+  };
+  // What one run of a body (the template, or a macro's) may cost, over the
+  // passes of its loops: the deepest product of passes, and bytes written.
+  struct Cost {
+    double iterations = 1;
+    double output = 0;
   };
 
   const Program& p_;
@@ -277,6 +344,21 @@ class Interpreter {
   NodeId calling_ = kNoNode;
   int cond_depth_ = 0;
   size_t emitted_ = 0;
+  // The size model's state (bombs.cc): carried-state slots by frame, the
+  // namespace attribute's last setter (where a growth is reported), the
+  // cost of the body being walked and of each macro.
+  static constexpr size_t kMaxSlots = size_t{1} << 16;
+  absl::flat_hash_map<std::string, uint32_t> slot_ids_;
+  std::vector<std::pair<uint32_t, std::string>> slots_;  // frame, key
+  uint32_t next_frame_ = 1, next_pass_ = 1;
+  absl::flat_hash_map<std::string, NodeId> setters_;
+  Cost top_cost_;
+  Cost* cost_ = &top_cost_;
+  absl::flat_hash_map<NodeId, Cost> macro_costs_;
+  // Macros whose bodies are being analysed: a call of one of them (a
+  // recursion) has no cost yet, or costs would compound over the analyses;
+  // recursion has its own checks (CheckFanOut).
+  absl::flat_hash_set<NodeId> analysing_;
 };
 
 }  // namespace ggufguard::jinja::analysis

@@ -171,6 +171,15 @@ bool RootAllows(std::string_view root, std::string_view attr);
 // `__x`, `__x__`: Python's special and private names (not `_` or `__`).
 bool IsDunderLike(std::string_view s);
 
+// Is `attr` one of a namespace's own attributes, the template's data? Jinja2's
+// Namespace keeps them in a dict and its __getattribute__ answers every name
+// from that dict but `_Namespace__attrs` (the dict itself) and `__class__`; a
+// set of any name writes the dict (ns['_count'] = ...). So `ns._count` is the
+// template's own value (Jinja2's sandbox still refuses to read it, as it
+// refuses every `_` name), while dunders and the mangled `_Namespace__*`
+// reach Python.
+bool NamespaceOwnsAttribute(std::string_view attr);
+
 }  // namespace ggufguard::jinja::analysis
 
 #endif  // GGUFGUARD_TEMPLATE_OBJECT_MODEL_H_

@@ -36,6 +36,7 @@ Value Str(std::string s, bool built) {
   Value v;
   v.mask = kStr;
   v.size = static_cast<double>(s.size());
+  v.extent.bound = v.size;
   v.built = built;
   if (s.size() <= kMaxStringBytes) {
     v.exact = true;
@@ -50,6 +51,7 @@ Value Num(double n) {
   v.mask = kNum;
   v.exact = true;
   v.number = n;
+  v.extent.bound = Magnitude(n);
   return v;
 }
 Value Bool(int truth) {  // -1 unknown
@@ -88,10 +90,12 @@ Value Derived(const Value& a, uint8_t mask) {
   if (mask == kNum && a.origin == Origin::kData) {
     Value v = Data(kNum);
     v.spelled = Spelled(a) || a.items_exact;
+    v.extent = a.extent;
     return v;
   }
   Value v = Spelled(a) || a.items_exact ? Computed(mask) : Data(mask);
   if (a.origin != Origin::kData) MergeOrigin(&v, a);
+  v.extent = a.extent;  // made from it: no larger (the operations that grow set their own)
   return v;
 }
 // Of two operands, the known one adds nothing: i + 1 with i from the
@@ -99,11 +103,10 @@ Value Derived(const Value& a, uint8_t mask) {
 // the result template-made.
 Value Derived2(const Value& a, const Value& b, uint8_t mask) {
   const bool a_known = a.exact || a.items_exact, b_known = b.exact || b.items_exact;
-  if (a_known && !b_known) return Derived2(Data(), b, mask);
-  if (b_known && !a_known) return Derived2(a, Data(), mask);
-  Value v = Derived(a, mask);
-  Value w = Derived(b, mask);
+  Value v = a_known && !b_known ? Derived(Data(), mask) : Derived(a, mask);
+  Value w = b_known && !a_known ? Derived(Data(), mask) : Derived(b, mask);
   MergeOrigin(&v, w);
+  v.extent = SumOf(a.extent, b.extent);  // at most both together
   return v;
 }
 
@@ -249,6 +252,7 @@ Value Join(const Value& a, const Value& b) {
   MergeOrigin(&v, b);
   v.built = a.built || b.built;
   v.size = std::min(a.size, b.size);
+  v.extent = EitherOf(a.extent, b.extent);
   v.macro = a.macro == b.macro ? a.macro : kNoNode;
   v.ns_slot = a.ns_slot == b.ns_slot ? a.ns_slot : "";
   if (a.exact && b.exact) {
@@ -339,6 +343,7 @@ bool SameValue(const Value& a, const Value& b) {
 Value Widen(const Value& a) {
   Value v = a.origin == Origin::kData && !Spelled(a) ? Data(a.mask) : Computed(a.mask);
   MergeOrigin(&v, a);
+  v.extent = a.extent;
   return v;
 }
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "ggufguard/template/ast.h"
+#include "ggufguard/template/extent.h"
 
 namespace ggufguard::jinja::analysis {
 
@@ -79,6 +80,9 @@ struct Value {
   std::vector<Value> rest;    // keyed: none, or the join of the values no dict literal
   NodeId macro = kNoNode;         // a reference to this {% macro %}
   bool reached = false;           // reached into a root already (reported once per chain)
+  // How large it can get (extent.h): what the render-bomb checks measure.
+  // Unlike `size`, an upper bound, and joins take the larger.
+  Extent extent;
 };
 
 struct Field {
@@ -174,9 +178,12 @@ Value MapStrings(const Value& v, F f) {
   out.exact = true;
   out.built = true;
   out.size = 1e300;
+  out.extent.bound = 0;
+  out.extent.copies = v.extent.copies;  // a folded string function of it: as many copies
   for (std::string& s : in) {
     std::string r = f(s);
     out.size = std::min(out.size, static_cast<double>(r.size()));
+    out.extent.bound = std::max(out.extent.bound, static_cast<double>(r.size()));
     if (r.size() > kMaxStringBytes) return Computed(kStr);
     if (std::find(out.strs.begin(), out.strs.end(), r) == out.strs.end()) out.strs.push_back(std::move(r));
   }
