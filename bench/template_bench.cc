@@ -116,6 +116,21 @@ void BM_TemplateAdversarialAliasChains(benchmark::State& state) {
   Run(state, t);
 }
 
+// Loops that each carry 16 namespace attributes, each set from the next:
+// the size model raises a 17 x 17 matrix to the loop's 1000 passes per
+// loop (GG8014's growth of carried state; template/extent.h).
+void BM_TemplateAdversarialCarriedState(benchmark::State& state) {
+  const std::string t = [&] {
+    std::string head = "{% set ns = namespace(", unit = "{% for i in range(1000) %}";
+    for (int k = 0; k <= 16; ++k) head += (k ? ", a" : "a") + std::to_string(k) + "=''";
+    for (int k = 0; k < 16; ++k) {
+      unit += "{% set ns.a" + std::to_string(k) + " = ns.a" + std::to_string(k) + " ~ ns.a" + std::to_string(k + 1) + " %}";
+    }
+    return head + ") %}" + Repeat(unit + "{% endfor %}", Bytes(state));
+  }();
+  Run(state, t);
+}
+
 BENCHMARK(BM_TemplateChatMl);
 BENCHMARK(BM_TemplateLlama31Tools);
 BENCHMARK(BM_TemplateToolUse);
@@ -125,6 +140,7 @@ BENCHMARK(BM_TemplateAdversarialSetBlocks)->Arg(64)->Arg(256)->Arg(1024)->Unit(b
 BENCHMARK(BM_TemplateAdversarialNestedLoops)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TemplateAdversarialMacros)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TemplateAdversarialAliasChains)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TemplateAdversarialCarriedState)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 // After the usual console output, the linearity table: for each
 // adversarial shape, us_per_KiB at its largest size over that at its

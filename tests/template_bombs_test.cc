@@ -83,7 +83,7 @@ TEST(TemplateBombsTest, LoopsNestedOverComputedRanges) {
 }
 
 TEST(TemplateBombsTest, StringsThatGrowInEveryPass) {
-  const char* kStart = "{% set ns = namespace(s='ab', t='', a='x', b='x') %}";
+  const char* kStart = "{% set ns = namespace(s='ab', t='', a='x', b='x', l=['ab']) %}";
   auto in = [&](const char* loop, const char* body) { return std::string(kStart) + loop + body + "{% endfor %}{{ ns.s }}"; };
   const char* kConstant = "{% for i in range(40) %}";
   const char* kRequest = "{% for m in messages %}";
@@ -102,6 +102,10 @@ TEST(TemplateBombsTest, StringsThatGrowInEveryPass) {
       // Fibonacci: no string doubles, the pair grows geometrically.
       {"{% set ns.t = ns.a %}{% set ns.a = ns.a ~ ns.b %}{% set ns.b = ns.t %}",
        "{% set ns.t = ns.a %}{% set ns.a = ns.b %}{% set ns.b = ns.t %}"},
+      // A {% set %} block holds what its body writes.
+      {"{% set ns.s %}{{ ns.s }}{{ ns.s }}{% endset %}", "{% set ns.s %}{{ ns.s }}.{% endset %}"},
+      // A list mutated in place is carried like a namespace attribute.
+      {"{% do ns.l.extend(ns.l) %}{% set ns.s = ns.l|join %}", "{% do ns.l.append('x') %}{% set ns.s = ns.l|join %}"},
   };
   for (const char* loop : {kConstant, kRequest}) {
     for (const auto& [bomb, neighbour] : bodies) {
@@ -112,6 +116,18 @@ TEST(TemplateBombsTest, StringsThatGrowInEveryPass) {
   // replace next time (escaping quotes): no doubling, over any loop.
   const auto escaped = ScanChatTemplate(in(kRequest, "{% set ns.s = (ns.s ~ m.content)|replace('\"', '\\\\\"') %}"));
   EXPECT_FALSE(HasError(escaped)) << Dump(escaped);
+  // A plain list, and a macro whose every call doubles what it reads.
+  ExpectBombAndNeighbour({
+      {"{% set l = ['ab'] %}{% for i in range(40) %}{% do l.extend(l) %}{% endfor %}{{ l|length }}",
+       "{% set l = ['ab'] %}{% for i in range(40) %}{% do l.append('ab') %}{% endfor %}{{ l|length }}"},
+      {"{% set ns = namespace(s='ab') %}{% macro d() %}{% set ns.s = ns.s ~ ns.s %}{% endmacro %}"
+       "{% for m in messages %}{{ d() }}{% endfor %}",
+       "{% set ns = namespace(s='ab') %}{% macro d() %}{% set ns.s = ns.s ~ 'x' %}{% endmacro %}"
+       "{% for m in messages %}{{ d() }}{% endfor %}"},
+      {"{% set ns = namespace(s='ab') %}{% macro d() %}{% set ns.s = ns.s ~ ns.s %}{% endmacro %}"
+       "{% for i in range(40) %}{{ d() }}{% endfor %}",
+       "{% set ns = namespace(s='ab') %}{% macro d() %}{% set ns.s = ns.s ~ ns.s %}{% endmacro %}{{ d() }}{{ d() }}"},
+  });
 }
 
 TEST(TemplateBombsTest, LinearGrowthBoundedByTheRequestPasses) {

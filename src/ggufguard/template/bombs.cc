@@ -24,8 +24,10 @@ namespace {
 constexpr uint32_t kNoSlot = UINT32_MAX;
 // A macro's parameters are carried state of a frame of their own.
 constexpr uint32_t kParameterFrame = 0x80000000u;
-// States one Growth follows; a loop that carries more follows the first.
-constexpr size_t kMaxStates = 32;
+// States one Growth follows; a loop that carries more follows the first
+// (real loops carry a handful; each state costs a row and a column of the
+// matrix the loop's passes raise, O(states^3) a squaring).
+constexpr size_t kMaxStates = 16;
 // How deep a Jinja2 macro recursion gets before Python's default recursion
 // limit (1000) ends it with RecursionError: 150 levels render, 200 do not
 // (Jinja2 3.1, ImmutableSandboxedEnvironment). A fan-out recursion whose
@@ -80,8 +82,13 @@ Extent Interpreter::Printed(const Value& v) {
 
 double Interpreter::Passes() const { return loops_.empty() ? 1 : loops_.back().product; }
 
-void Interpreter::NoteOutput(double bytes, size_t offset, std::string_view what) {
+void Interpreter::NoteOutput(const Extent& printed, size_t offset, std::string_view what) {
   const double passes = Passes();
+  if (captured_ != nullptr) {  // a {% set x %} block's body: what x holds
+    *captured_ = SumOf(*captured_, Scaled(printed, passes / capture_passes_));
+    return;
+  }
+  const double bytes = printed.bound;
   const double total = SatMul(bytes, passes);
   cost_->output = SatAdd(cost_->output, total);
   // One pass's bytes are the expression's own check (Multiply, Concat...),
@@ -149,7 +156,8 @@ void Interpreter::RecordPass(LoopGrowth* g, const std::vector<Touched>& touched)
     return v ? v->extent.bound : 1.0;
   };
   for (const Touched& t : touched) {
-    if (!t.set_now || t.key.find('\x01') == std::string::npos || t.key == kAnyNamespaceAttribute) continue;
+    const bool carried_state = t.key.find('\x01') != std::string::npos || mutated_.contains(t.key);
+    if (!t.set_now || !carried_state || t.key == kAnyNamespaceAttribute) continue;
     const uint32_t slot = SlotFor(g->frame, t.key);
     if (slot == kNoSlot) continue;
     if (g->entry.try_emplace(slot, t.had_before ? t.before : Data()).second) g->set.push_back(slot);
@@ -179,30 +187,29 @@ void Interpreter::RecordPass(LoopGrowth* g, const std::vector<Touched>& touched)
 // geometric growth over a loop the request sizes, or a bound past the
 // limit, is a bomb. What it leaves is then said in the enclosing pass's
 // terms, so that an enclosing loop composes it with its own passes.
-void Interpreter::FinishLoop(LoopGrowth* g) {
-  if (g->set.empty()) return;
-  std::vector<uint32_t> states;
+Growth Interpreter::PassGrowth(LoopGrowth* g, std::vector<uint32_t>* states, size_t* set_count,
+                               std::vector<double>* start) {
   absl::flat_hash_map<uint32_t, size_t> index;
   auto add = [&](uint32_t slot) {
-    if (index.contains(slot) || states.size() >= kMaxStates) return;
-    index.emplace(slot, states.size());
-    states.push_back(slot);
+    if (index.contains(slot) || states->size() >= kMaxStates) return;
+    index.emplace(slot, states->size());
+    states->push_back(slot);
   };
   for (uint32_t slot : g->set) add(slot);
-  const size_t set_count = states.size();
+  *set_count = states->size();
   for (uint32_t slot : g->set) {
     for (const LoopGrowth::Way& way : g->rows[slot]) {
       for (const Copies& c : way.copies) add(c.slot);
     }
   }
-  Growth m(states.size());
-  std::vector<double> start(states.size(), 1);
-  for (size_t i = 0; i < states.size(); ++i) {
-    const uint32_t slot = states[i];
-    if (i >= set_count) {  // read, never set: the same in every pass
+  Growth m(states->size());
+  start->assign(states->size(), 1);
+  for (size_t i = 0; i < states->size(); ++i) {
+    const uint32_t slot = (*states)[i];
+    if (i >= *set_count) {  // read, never set: the same in every pass
       m.Keep(i);
       const Value* v = Lookup(slots_[slot].second);
-      start[i] = v ? v->extent.bound : 1;
+      (*start)[i] = v ? v->extent.bound : 1;
       continue;
     }
     for (const LoopGrowth::Way& way : g->rows[slot]) {
@@ -213,11 +220,23 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
       m.AddWay(i, copies, way.total);
     }
     m.RaiseConstant(i, std::max(0.0, g->constant[slot]));
-    start[i] = g->entry[slot].extent.bound;
+    (*start)[i] = g->entry[slot].extent.bound;
   }
+  return m;
+}
+
+void Interpreter::FinishLoop(LoopGrowth* g) {
+  if (g->set.empty()) return;
+  std::vector<uint32_t> states;
+  size_t set_count = 0;
+  std::vector<double> start;
+  const Growth m = PassGrowth(g, &states, &set_count, &start);
   const int grows = m.GeometricState();
   const double passes = g->request_sized ? 1 : g->passes;
-  const std::vector<double> bounds = m.After(passes, start);
+  // Over a loop the request sizes: one pass for the bounds, two for what it
+  // multiplies (below); over a constant one, all of its passes.
+  const Growth::Raised raised = m.Raise(passes);
+  const std::vector<double> bounds = raised.After(start);
   size_t worst = 0;
   for (size_t i = 1; i < set_count; ++i) {
     if (bounds[i] > bounds[worst]) worst = i;
@@ -240,7 +259,7 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
   // What each attribute holds of the enclosing pass's state: M^passes of
   // what the states held as the loop began (over a loop the request sizes,
   // two passes: enough to show what one pass multiplies).
-  const std::vector<double> power = m.Power(g->request_sized ? 2 : passes);
+  const Growth::Raised power = g->request_sized ? m.Raise(2) : raised;
   const Loop* enclosing = loops_.empty() ? nullptr : &loops_.back();
   auto entry_copies = [&](size_t j) -> Extent {
     const uint32_t slot = states[j];
@@ -267,7 +286,7 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
     v.extent.bound = bounds[i];
     v.extent.copies = g->outer[states[i]].copies;
     v.extent.total = g->outer[states[i]].total;
-    for (size_t j = 0; j < states.size(); ++j) AddCopies(&v.extent, entries[j], power[i * states.size() + j]);
+    for (size_t j = 0; j < states.size(); ++j) AddCopies(&v.extent, entries[j], power.Copies(i, j));
     v.extent.set_pass = enclosing ? enclosing->pass : 0;
     Assign(k, std::move(v), /*shared=*/true);
   }
@@ -431,6 +450,20 @@ Value Interpreter::Sized(Value r, const Value& base, std::string_view name, cons
   return r;
 }
 
+void Interpreter::NoteCallGrowth(NodeId macro, uint32_t frame, size_t journal_pos) {
+  LoopGrowth g;
+  g.frame = frame;
+  RecordPass(&g, TouchedSince(journal_pos));
+  if (g.set.empty()) return;
+  std::vector<uint32_t> states;
+  size_t set_count = 0;
+  std::vector<double> start;
+  Growth m = PassGrowth(&g, &states, &set_count, &start);
+  const int grows = m.GeometricState();
+  if (grows < 0) return;
+  call_growth_.insert_or_assign(macro, std::make_pair(std::move(m), SlotName(states[static_cast<size_t>(grows)])));
+}
+
 // Does `arg` pass a part of what the caller holds from the request (an
 // attribute, item or slice of a parameter, or an element of a loop over
 // the request's data)? Recursion on such parts ends where the data does.
@@ -510,6 +543,20 @@ Value Interpreter::MacroCall(NodeId macro, const Expr& call, const std::vector<V
   }
   RecordCall(macro, call, args);
   NoteRoot(absl::StrCat("macro:", Sv(m.name)));
+  // A macro that grows what it reads geometrically at every call, called in
+  // the passes of a loop: the loop compounds it.
+  if (const auto it = call_growth_.find(macro); it != call_growth_.end() && !loops_.empty()) {
+    const bool request = std::any_of(loops_.begin(), loops_.end(), [](const Loop& l) { return l.request_sized; });
+    const Growth& growth = it->second.first;
+    double most = 0;
+    for (double b : growth.After(passes, std::vector<double>(growth.size(), 1))) most = std::max(most, b);
+    if (request || most > static_cast<double>(opts_.max_output_bytes)) {
+      Bomb(id, absl::StrCat(EscapeForDisplay(m.name, 40), "() makes ", it->second.second, " grow geometrically at every call, ",
+                            request ? std::string("in every iteration of a loop over request data")
+                                    : absl::StrCat("in each of ", Count(passes), " passes of its loops: about ", Count(most),
+                                                   " bytes > ", opts_.max_output_bytes)));
+    }
+  }
   Value out = Computed(kStr);  // a macro's output
   if (auto it = macro_costs_.find(macro); it != macro_costs_.end() && !analysing_.contains(macro)) {
     const Cost& c = it->second;

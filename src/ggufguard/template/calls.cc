@@ -255,14 +255,25 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     }
     for (const std::string& var : vars) {
       if (const Value* cur = Lookup(var)) {
+        mutated_.insert(var);
         Value v = Widen(*cur);
         v.mask = cur->mask;
         for (const Value& a : args) {
           if (Spelled(a) || a.items_exact) MergeOrigin(&v, Computed());
           MergeOrigin(&v, a);
         }
-        // Once widened a list stays so: the next mutation changes nothing.
-        if (!SameValue(v, *cur)) Assign(var, std::move(v), /*shared=*/true);
+        // What it holds now: l.extend(l) doubles a list carried over a loop.
+        v.extent = CarriedRead(var, *cur).extent;
+        const bool adds_one = m == "append" || m == "insert" || m == "setdefault";
+        if (adds_one || m == "extend" || m == "update") {
+          const Value& added = args.empty() ? Data() : args.back();
+          Extent more = added.extent;
+          if (adds_one) more.element = more.bound, more.bound = 1;
+          v.extent = SumOf(v.extent, more);
+        }
+        v.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;
+        setters_[var] = id;
+        Assign(var, std::move(v), /*shared=*/true);
       }
     }
     return Data(kOther);

@@ -179,7 +179,7 @@ Value Interpreter::EvalName(const Expr& e, NodeId id) {
   const std::string name(e.name);
   if (const Value* v = Lookup(name)) {
     if (v->macro != kNoNode || v->root == "caller") ValueUse(*v, id);
-    return *v;
+    return mutated_.contains(name) ? CarriedRead(name, *v) : *v;  // a list mutated in place is carried
   }
   if (auto it = macros_.find(e.name); it != macros_.end()) {
     Value m = RootValue(absl::StrCat("macro:", Sv(e.name)));

@@ -176,7 +176,7 @@ std::vector<double> MatrixPower(std::vector<double> a, double passes, size_t k) 
 
 std::vector<double> Growth::Power(double passes) const { return MatrixPower(m_, passes, n_); }
 
-std::vector<double> Growth::After(double passes, const std::vector<double>& start) const {
+Growth::Raised Growth::Raise(double passes) const {
   // The affine map as one linear map of (x, 1): [[M, c], [0, 1]].
   const size_t k = n_ + 1;
   std::vector<double> a(k * k, 0);
@@ -185,11 +185,15 @@ std::vector<double> Growth::After(double passes, const std::vector<double>& star
     a[i * k + n_] = c_[i];
   }
   a[n_ * k + n_] = 1;
-  const std::vector<double> p = MatrixPower(std::move(a), passes, k);
-  std::vector<double> out(n_, 0);
-  for (size_t i = 0; i < n_; ++i) {
-    double x = p[i * k + n_];
-    for (size_t j = 0; j < n_; ++j) x = SatAdd(x, SatMul(p[i * k + j], start[j]));
+  return {n_, MatrixPower(std::move(a), passes, k)};
+}
+
+std::vector<double> Growth::Raised::After(const std::vector<double>& start) const {
+  const size_t k = n + 1;
+  std::vector<double> out(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    double x = a[i * k + n];
+    for (size_t j = 0; j < n; ++j) x = SatAdd(x, SatMul(a[i * k + j], start[j]));
     out[i] = x;
   }
   return out;

@@ -100,10 +100,19 @@ class Growth {
   // x' = x + y, y' = x), counting for each state the most any one way of
   // setting it copies (so x' = x or y, y' = x or y stays where it is).
   int GeometricState() const;
-  // The bounds after `passes` passes from `start` (A^passes by squaring,
-  // saturating; `passes` is rounded down, at most 2^62).
-  std::vector<double> After(double passes, const std::vector<double>& start) const;
-  // M^passes alone (the copies of each start state after that many passes).
+  // The map raised to `passes` passes (by squaring, saturating; `passes` is
+  // rounded down, at most 2^62): the bounds it leaves from `start`, and
+  // M^passes, the copies of each start state it leaves.
+  struct Raised {
+    size_t n;
+    std::vector<double> a;  // (n+1) x (n+1): [[M^p, c_p], [0, 1]]
+    std::vector<double> After(const std::vector<double>& start) const;
+    double Copies(size_t i, size_t j) const { return a[i * (n + 1) + j]; }
+  };
+  Raised Raise(double passes) const;
+  std::vector<double> After(double passes, const std::vector<double>& start) const {
+    return Raise(passes).After(start);
+  }
   std::vector<double> Power(double passes) const;
 
  private:

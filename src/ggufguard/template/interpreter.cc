@@ -220,14 +220,17 @@ void Interpreter::Statement(NodeId id) {
   --budget_;
   const Stmt& s = p_.stmt(id);
   switch (s.kind) {
-    case StmtKind::kData:
-      NoteOutput(static_cast<double>(s.end - s.begin), s.begin, "text");
+    case StmtKind::kData: {
+      Extent text;
+      text.bound = static_cast<double>(s.end - s.begin);
+      NoteOutput(text, s.begin, "text");
       break;
+    }
     case StmtKind::kLoopControl:
       break;
     case StmtKind::kOutput: {
       const Value v = Eval(s.a);
-      NoteOutput(Bytes(v), Begin(s.a), ExprText(s.a));
+      NoteOutput(Printed(v), Begin(s.a), ExprText(s.a));
       break;
     }
     case StmtKind::kDo:
@@ -270,7 +273,23 @@ void Interpreter::Statement(NodeId id) {
     }
     case StmtKind::kSetBlock: {
       Value v = BodyString(p_.body(s));
+      // What the body writes is what x holds: {% set ns.s %}{{ ns.s }}{{ ns.s
+      // }}{% endset %} doubles ns.s.
+      Extent body{0, 1, {}, -1, 0};
+      Extent* const saved = captured_;
+      const double saved_passes = capture_passes_;
+      captured_ = &body;
+      capture_passes_ = Passes();
       Walk(p_.body(s));
+      captured_ = saved;
+      capture_passes_ = saved_passes;
+      if (body.bound > static_cast<double>(opts_.max_output_bytes)) {
+        Emit(Kind::kRenderBomb, s.begin, absl::StrCat("{% set %} block: makes about ", FormatCount(body.bound), " bytes > ",
+                                                      opts_.max_output_bytes));
+      }
+      if (!v.exact) v.extent = body;
+      v.extent.copies = body.copies;
+      v.extent.total = body.total;
       if (s.c != kNoNode) v = Eval(s.c, &v);
       AssignTarget(s.a, std::move(v), kNoNode);
       NoteLateGlobal(s.a);
@@ -401,7 +420,9 @@ void Interpreter::BindTarget(NodeId target, const Value& v) {
   if (target == kNoNode) return;
   const Expr& t = p_.expr(target);
   if (t.kind == ExprKind::kName) {
-    Assign(std::string(t.name), v);
+    Value bound = v;
+    bound.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;  // set in this pass (CarriedRead)
+    Assign(std::string(t.name), std::move(bound));
   } else if (t.kind == ExprKind::kTuple) {
     const Value e = ElementOf(v);
     for (uint32_t i = 0; i < t.args_count; ++i) BindTarget(p_.args[t.args_begin + i].value, e);
@@ -425,6 +446,7 @@ void Interpreter::For(const Stmt& s) {
   frame.passes = passes;
   frame.product = product;
   frame.request_data = count == 0 && iter.extent.bound <= 1 && iter.origin == Origin::kData && !Spelled(iter);
+  frame.request_sized = count == 0;
   frame.frame = next_frame_++;
   LoopGrowth growth;
   growth.frame = frame.frame;
@@ -607,18 +629,27 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   const int saved_cond = cond_depth_;
   auto saved_loops = std::move(loops_);
   loops_.clear();
+  // One call of the body is a pass of its own (NoteCallGrowth).
+  Loop call;
+  call.frame = next_frame_++;
+  call.pass = next_pass_++;
+  loops_.push_back(call);
   current_macro_ = macro;
   cond_depth_ = 0;
   Cost* const saved_cost = cost_;
   Cost cost;
   cost_ = &cost;
+  Extent* const saved_capture = captured_;  // a macro's output is its own, not an enclosing set block's
+  captured_ = nullptr;
   const bool outermost = analysing_.insert(macro).second;  // a macro defined in its own body: once
   const JournalMark pos(this);
   BindParams(s, params);
   MarkParameters(macro);
   Assign("caller", RootValue("caller"));
   Walk(p_.body(s));
+  NoteCallGrowth(macro, call.frame, pos);
   RollbackLocals(pos);
+  captured_ = saved_capture;
   // What a call costs, as the most any analysis of the body found.
   Cost& kept = macro_costs_[macro];
   kept.iterations = std::max(kept.iterations, cost.iterations);

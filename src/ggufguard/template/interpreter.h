@@ -74,8 +74,9 @@ class Interpreter {
   static Extent Printed(const Value& v);
   // Passes of the enclosing loops of this body (macro-local), per unit of request.
   double Passes() const;
-  // An output statement's `bytes`, written in each pass of the enclosing loops.
-  void NoteOutput(double bytes, size_t offset, std::string_view what);
+  // An output statement's `printed` form, written in each pass of the
+  // enclosing loops (or captured by the {% set %} block around it).
+  void NoteOutput(const Extent& printed, size_t offset, std::string_view what);
   // The slot that stands for carried state `key` in frame `frame` (a loop, or
   // a macro for its parameters), and its name for messages.
   uint32_t SlotFor(uint32_t frame, const std::string& key);
@@ -105,6 +106,12 @@ class Interpreter {
   struct Touched;
   void RecordPass(LoopGrowth* g, const std::vector<Touched>& touched);
   void FinishLoop(LoopGrowth* g);
+  // The affine map of one pass from what RecordPass gathered: the states
+  // (the set ones first, `set_count` of them) and their bounds as it began.
+  Growth PassGrowth(LoopGrowth* g, std::vector<uint32_t>* states, size_t* set_count, std::vector<double>* start);
+  // One call of a macro's body as a pass: what it does to the namespace
+  // attributes and lists it reads (a macro that doubles ns.s at every call).
+  void NoteCallGrowth(NodeId macro, uint32_t frame, size_t journal_pos);
   // A call of `macro` from here: its cost times the enclosing passes, and the
   // edge the recursion checks read.
   Value MacroCall(NodeId macro, const Expr& call, const std::vector<Value>& args, NodeId id);
@@ -297,6 +304,7 @@ class Interpreter {
     double passes = 1;   // this loop's passes per unit of request (the iterable's extent)
     double product = 1;  // passes of this and the enclosing loops (of this body)
     bool request_data = false;  // over the request's data: its targets are parts of it
+    bool request_sized = false;  // no exact count: the request sizes its passes
     uint32_t frame = 0;  // for the slots of what its passes carry
     uint32_t pass = 0;   // the pass running now (CarriedRead)
   };
@@ -359,6 +367,16 @@ class Interpreter {
   // recursion) has no cost yet, or costs would compound over the analyses;
   // recursion has its own checks (CheckFanOut).
   absl::flat_hash_set<NodeId> analysing_;
+  // Macros whose every call grows a namespace attribute or list they read
+  // geometrically: the growth of one call, and the state it grows.
+  absl::flat_hash_map<NodeId, std::pair<Growth, std::string>> call_growth_;
+  // Variables holding a list mutated in place (append, extend...): carried
+  // from one loop pass to the next like a namespace attribute.
+  absl::flat_hash_set<std::string> mutated_;
+  // The {% set x %} block whose body is being walked: what its outputs make
+  // x (their extents over the block's own loops' passes), not output.
+  Extent* captured_ = nullptr;
+  double capture_passes_ = 1;
 };
 
 }  // namespace ggufguard::jinja::analysis
