@@ -82,7 +82,7 @@ Extent Interpreter::Printed(const Value& v) {
 
 double Interpreter::Passes() const { return loops_.empty() ? 1 : loops_.back().product; }
 
-void Interpreter::NoteOutput(const Extent& printed, size_t offset, std::string_view what) {
+void Interpreter::NoteOutput(const Extent& printed, size_t offset, NodeId expr) {
   const double passes = Passes();
   if (captured_ != nullptr) {  // a {% set x %} block's body: what x holds
     *captured_ = SumOf(*captured_, Scaled(printed, passes / capture_passes_));
@@ -96,18 +96,18 @@ void Interpreter::NoteOutput(const Extent& printed, size_t offset, std::string_v
   if (passes > 1 && passes <= static_cast<double>(opts_.max_iterations) &&
       total > static_cast<double>(opts_.max_output_bytes)) {
     Emit(Kind::kRenderBomb, offset,
-         absl::StrCat(Sv(what), ": writes about ", Count(bytes), " bytes in each of ", Count(passes),
+         absl::StrCat(expr == kNoNode ? std::string("text") : ExprText(expr), ": writes about ", Count(bytes), " bytes in each of ", Count(passes),
                       " passes of its loops: about ", Count(total), " bytes > ", opts_.max_output_bytes));
   }
 }
 
 uint32_t Interpreter::SlotFor(uint32_t frame, const std::string& key) {
-  std::string id = absl::StrCat(frame, ":", key);
-  if (auto it = slot_ids_.find(id); it != slot_ids_.end()) return it->second;
+  auto& ids = slot_ids_[frame];
+  if (auto it = ids.find(key); it != ids.end()) return it->second;
   if (slots_.size() >= kMaxSlots) return kNoSlot;  // past the bound, what is carried is not followed
   const auto slot = static_cast<uint32_t>(slots_.size());
   slots_.push_back({frame, key});
-  slot_ids_.emplace(std::move(id), slot);
+  ids.emplace(key, slot);
   return slot;
 }
 
@@ -124,6 +124,7 @@ Value Interpreter::CarriedRead(const std::string& key, Value v) {
   if (v.extent.set_pass == l.pass) return v;  // set in this pass: its copies are this pass's
   const uint32_t slot = SlotFor(l.frame, key);
   v.extent.copies.clear();
+  v.extent.total = -1;
   if (slot != kNoSlot) v.extent.copies.push_back({slot, 1});
   return v;
 }
@@ -137,6 +138,7 @@ void Interpreter::MarkParameters(NodeId macro) {
     if (cur == nullptr || slot == kNoSlot) continue;
     Value v = *cur;
     v.extent.copies = {{slot, 1}};
+    v.extent.total = -1;
     Assign(name, std::move(v));
   }
 }
@@ -304,8 +306,8 @@ std::optional<size_t> ShortestLength(const Value* v) {
 
 // What replacing `old` by `with` in `base` can make: every occurrence
 // (every gap, for '') becomes `with`. The copies of carried state multiply
-// only when `with` can bring `old` back (when it holds it, or is unknown);
-// otherwise each pass replaces what the last one left, a bounded addition.
+// only when `with` brings more of `old` back than it replaced; otherwise a
+// pass adds at most what the first one did, to as many occurrences.
 Extent ReplacedExtent(const Extent& base, const Value* old, const Value* with) {
   const Extent none{0, 1, {}, 0};
   const Extent& w = with ? with->extent : none;
@@ -453,7 +455,7 @@ Value Interpreter::Sized(Value r, const Value& base, std::string_view name, cons
 void Interpreter::NoteCallGrowth(NodeId macro, uint32_t frame, size_t journal_pos) {
   LoopGrowth g;
   g.frame = frame;
-  RecordPass(&g, TouchedSince(journal_pos));
+  RecordPass(&g, SharedTouchedSince(journal_pos));
   if (g.set.empty()) return;
   std::vector<uint32_t> states;
   size_t set_count = 0;

@@ -255,14 +255,19 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     }
     for (const std::string& var : vars) {
       if (const Value* cur = Lookup(var)) {
-        mutated_.insert(var);
         Value v = Widen(*cur);
         v.mask = cur->mask;
         for (const Value& a : args) {
           if (Spelled(a) || a.items_exact) MergeOrigin(&v, Computed());
           MergeOrigin(&v, a);
         }
+        if (loops_.empty()) {  // outside loops a mutation adds once: the items' own checks bound it
+          // Once widened a list stays so: the next mutation changes nothing.
+          if (!SameValue(v, *cur)) Assign(var, std::move(v), /*shared=*/true);
+          continue;
+        }
         // What it holds now: l.extend(l) doubles a list carried over a loop.
+        mutated_.insert(var);
         v.extent = CarriedRead(var, *cur).extent;
         const bool adds_one = m == "append" || m == "insert" || m == "setdefault";
         if (adds_one || m == "extend" || m == "update") {

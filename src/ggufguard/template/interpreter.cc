@@ -210,6 +210,18 @@ std::vector<Interpreter::Touched> Interpreter::TouchedSince(size_t pos) const {
   return out;
 }
 
+std::vector<Interpreter::Touched> Interpreter::SharedTouchedSince(size_t pos) const {
+  std::vector<Touched> out;
+  absl::flat_hash_set<std::string_view> done;
+  for (size_t i = pos; i < journal_.size(); ++i) {
+    const Entry& e = journal_[i];
+    if (!e.shared || !done.insert(e.key).second) continue;
+    const Value* v = Lookup(e.key);
+    out.push_back({e.key, v != nullptr, v ? *v : Value(), e.had, e.had ? e.old : Value()});
+  }
+  return out;
+}
+
 std::string Interpreter::NsKey(std::string_view var, std::string_view attr) { return absl::StrCat(Sv(var), "\x01", Sv(attr)); }
 
 void Interpreter::Walk(std::span<const NodeId> body) {
@@ -223,14 +235,14 @@ void Interpreter::Statement(NodeId id) {
     case StmtKind::kData: {
       Extent text;
       text.bound = static_cast<double>(s.end - s.begin);
-      NoteOutput(text, s.begin, "text");
+      NoteOutput(text, s.begin, kNoNode);
       break;
     }
     case StmtKind::kLoopControl:
       break;
     case StmtKind::kOutput: {
       const Value v = Eval(s.a);
-      NoteOutput(Printed(v), Begin(s.a), ExprText(s.a));
+      NoteOutput(Printed(v), Begin(s.a), s.a);
       break;
     }
     case StmtKind::kDo:

@@ -75,8 +75,9 @@ class Interpreter {
   // Passes of the enclosing loops of this body (macro-local), per unit of request.
   double Passes() const;
   // An output statement's `printed` form, written in each pass of the
-  // enclosing loops (or captured by the {% set %} block around it).
-  void NoteOutput(const Extent& printed, size_t offset, std::string_view what);
+  // enclosing loops (or captured by the {% set %} block around it): the
+  // expression `expr`, or text at `offset` (expr kNoNode).
+  void NoteOutput(const Extent& printed, size_t offset, NodeId expr);
   // The slot that stands for carried state `key` in frame `frame` (a loop, or
   // a macro for its parameters), and its name for messages.
   uint32_t SlotFor(uint32_t frame, const std::string& key);
@@ -162,6 +163,9 @@ class Interpreter {
     Value before;
   };
   std::vector<Touched> TouchedSince(size_t pos) const;
+  // The same for the entries that outlive their scope (namespace
+  // attributes, lists mutated in place) alone.
+  std::vector<Touched> SharedTouchedSince(size_t pos) const;
   static std::string NsKey(std::string_view var, std::string_view attr);
 
   // --- statements ---
@@ -356,7 +360,7 @@ class Interpreter {
   // namespace attribute's last setter (where a growth is reported), the
   // cost of the body being walked and of each macro.
   static constexpr size_t kMaxSlots = size_t{1} << 16;
-  absl::flat_hash_map<std::string, uint32_t> slot_ids_;
+  absl::flat_hash_map<uint32_t, absl::flat_hash_map<std::string, uint32_t>> slot_ids_;  // frame -> key -> slot
   std::vector<std::pair<uint32_t, std::string>> slots_;  // frame, key
   uint32_t next_frame_ = 1, next_pass_ = 1;
   absl::flat_hash_map<std::string, NodeId> setters_;
