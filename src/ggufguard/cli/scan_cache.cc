@@ -14,6 +14,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
+#include "ggufguard/io/bounded_read.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/validate.h"
@@ -27,21 +28,15 @@ using Json = nlohmann::ordered_json;
 std::string ToolKey() { return absl::StrCat("ggufguard ", Sv(kToolVersion), " rules ", RuleCatalogVersion()); }
 
 // Reads a whole regular file under `dir_fd` without following a link,
-// up to `max` bytes; nullopt for anything else.
+// up to `max` bytes (io/bounded_read.h); nullopt for anything else.
 std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t max) {
   const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   struct stat st;
   std::optional<std::string> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= max) {
-    std::string data(static_cast<size_t>(st.st_size), '\0');
-    size_t got = 0;
-    while (got < data.size()) {
-      const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got == data.size()) out = std::move(data);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    absl::StatusOr<std::string> text = ReadBoundedFd(fd, "a cache entry", max);
+    if (text.ok()) out = *std::move(text);
   }
   ::close(fd);
   return out;

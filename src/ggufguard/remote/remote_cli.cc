@@ -1,15 +1,24 @@
 #include "ggufguard/remote/remote_cli.h"
 
 #include <cstdlib>
-#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/io/bounded_read.h"
 #include "ggufguard/remote/http_source.h"
 #include "ggufguard/remote/location.h"
 
 namespace ggufguard {
+namespace {
+
+// A token is one line of at most 4096 bytes; the file may hold a few more
+// (a line ending, a trailing line), never a megabyte.
+constexpr size_t kMaxTokenBytes = 4096;
+constexpr size_t kMaxTokenFileBytes = 2 * kMaxTokenBytes;
+
+}  // namespace
 
 bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
                      bool* bad) {
@@ -41,14 +50,20 @@ bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlag
 
 bool LoadRemoteToken(RemoteFlags* flags, std::ostream& err) {
   if (flags->token_file) {
-    std::ifstream in(*flags->token_file, std::ios::binary);
-    std::string line;
-    if (!in || !std::getline(in, line) || line.size() > 4096) {
-      err << "ggufguard: cannot read a token (one line, at most 4096 bytes) from --token-file "
-          << EscapeForDisplay(*flags->token_file, 4096) << "\n";
+    // Read bounded as it comes (io/bounded_read.h): `--token-file /dev/zero`
+    // stops after kMaxTokenFileBytes + 1 bytes, a FIFO nobody writes after
+    // the deadline.
+    absl::StatusOr<std::string> text = ReadBoundedFile(*flags->token_file, "--token-file", kMaxTokenFileBytes);
+    const std::string_view line = text.ok() ? std::string_view(*text).substr(0, text->find('\n')) : "";
+    if (!text.ok() || line.size() > kMaxTokenBytes || absl::StripAsciiWhitespace(Sv(line)).empty()) {
+      err << "ggufguard: cannot read a token (one line, at most " << kMaxTokenBytes << " bytes) from --token-file "
+          << EscapeForDisplay(*flags->token_file, 4096);
+      // The reason, never the contents: a status names sizes and errno only.
+      if (!text.ok()) err << ": " << EscapeForDisplay(std::string(text.status().message()), 4096 + 200);
+      err << "\n";
       return false;
     }
-    flags->remote.token = std::string(absl::StripAsciiWhitespace(line));
+    flags->remote.token = std::string(absl::StripAsciiWhitespace(Sv(line)));
     return true;
   }
   if (const char* env = std::getenv("HF_TOKEN"); env != nullptr) {
