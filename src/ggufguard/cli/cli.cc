@@ -181,14 +181,14 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
 }  // namespace
 
 std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
-                                       const std::optional<std::string>& profile) {
+                                       const std::optional<std::string>& profile, std::string* policy_text) {
   std::optional<Policy> policy;
   if (name == "default") {
     policy = DefaultPolicy();
   } else if (name == "strict") {
     policy = StrictPolicy();
   } else {
-    absl::StatusOr<Policy> p = LoadPolicyFile(name);
+    absl::StatusOr<Policy> p = LoadPolicyFile(name, policy_text);
     if (!p.ok()) {
       err << "ggufguard: " << EscapeForDisplay(std::string(p.status().message()), kMaxPathBytes)
           << " (--policy takes default, strict or a JSON policy file)\n";

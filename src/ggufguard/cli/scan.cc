@@ -496,7 +496,8 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << kScanUsage;
     return kExitValid;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
+  std::string policy_text;  // a policy file's bytes as parsed, for the cache's key
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile, &policy_text);
   if (!policy) return kExitUsage;
   if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
@@ -504,7 +505,8 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (triage->NeedsHash()) o->hash = true;  // matching by file hash
   std::optional<ResultCache> cache;
   if (!o->cache.empty()) {
-    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""));
+    absl::StatusOr<ResultCache> c =
+        ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""), &policy_text);
     if (!c.ok()) {
       err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
       return kExitUsage;

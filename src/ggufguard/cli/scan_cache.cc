@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sha256.h"
@@ -46,7 +45,7 @@ std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t
 }  // namespace
 
 absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std::string& policy_source, bool deep,
-                                             const std::string& profile) {
+                                             const std::string& profile, const std::string* policy_text) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create the cache directory ", dir, ": ", std::strerror(errno)));
   }
@@ -59,8 +58,17 @@ absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std:
   // the tool version, also in the key), or a policy file's bytes.
   std::string policy_bytes = absl::StrCat("builtin:", policy_source);
   if (policy_source != "default" && policy_source != "strict") {
-    std::ifstream in(policy_source, std::ios::binary);
-    policy_bytes = absl::StrCat("file:", std::string(std::istreambuf_iterator<char>(in), {}));
+    std::string read;
+    if (policy_text == nullptr) {
+      absl::StatusOr<std::string> text = ReadBoundedFile(policy_source, "the policy file", size_t{1} << 20);
+      if (!text.ok()) {
+        ::close(fd);
+        return text.status();
+      }
+      read = *std::move(text);
+      policy_text = &read;
+    }
+    policy_bytes = absl::StrCat("file:", *policy_text);
   }
   return ResultCache(fd, Sha256Hex(absl::StrCat(policy_bytes, deep ? "\n--deep" : "", "\n--profile=", profile)), deep);
 }

@@ -34,8 +34,11 @@ class ResultCache {
   // Opens (creating, mode 0700) the directory `dir`; refuses a link.
   // `policy_source` is the --policy argument: a built-in name or a file.
   // `profile`: --profile as given (empty: the policy's own), part of the key.
+  // `policy_text`: a policy file's bytes as the policy was parsed from them
+  // (LoadPolicyForCli); without it the file is read here (bounded).
   static absl::StatusOr<ResultCache> Open(const std::string& dir, const std::string& policy_source, bool deep,
-                                          const std::string& profile = "");
+                                          const std::string& profile = "",
+                                          const std::string* policy_text = nullptr);
   ResultCache(ResultCache&&) noexcept;
   ~ResultCache();
 
