@@ -13,9 +13,11 @@ import ggufguard
 def check(path):
     # [readme-python]
     report = ggufguard.validate(path)  # or bytes; policy="strict" or a JSON policy
-    if not report.valid:
+    if report.verdict != "valid":  # "inconclusive" (part not checked) is no pass
         for f in report.findings:
             print(f"{path}:{f.offset}: {f.severity} {f.rule} {f.name}: {f.message!r}")
+        for item in report.not_checked:
+            print(f"{path}: not checked: {item!r}")
         return False
     arch = report.metadata.get("general.architecture")
     print(f"{path}: valid, {arch}, {len(report.tensors)} tensors")

@@ -1,5 +1,5 @@
 /* A loader in C99 on ggufguard's C API: validate each file, refuse it with
- * the validator's findings if it is invalid, else map it and walk every
+ * the validator's findings unless its verdict is valid, else map it and walk every
  * tensor through the validated table (printing a CRC-32 of its bytes where a
  * real loader would hand them to its backend). It parses nothing itself.
  *
@@ -43,13 +43,20 @@ static int load(const char* path) {
     fprintf(stderr, "%s: %s\n", path, ggufguard_last_error());
     return 2;
   }
-  if (!ggufguard_report_valid(report)) {
+  /* Accept only a valid verdict: an inconclusive one (part of the file,
+   * or of its split set, was not checked) is no pass. */
+  if (ggufguard_report_verdict(report) != GGUFGUARD_VERDICT_VALID) {
     printf("%s: refused\n", path);
     for (i = 0; i < ggufguard_finding_count(report); ++i) {
       ggufguard_finding f;
       ggufguard_finding_at(report, i, &f);
       printf("  %s %s at %" PRIu64 ": ", f.rule, f.name, f.offset);
       print_escaped(f.message);
+      printf("\n");
+    }
+    for (i = 0; i < ggufguard_report_not_checked_count(report); ++i) {
+      printf("  not checked: ");
+      print_escaped(ggufguard_report_not_checked_at(report, i));
       printf("\n");
     }
     ggufguard_report_free(report);

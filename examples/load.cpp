@@ -5,6 +5,7 @@
 //   load_cpp FILE.gguf...    exit 0 all loaded, 1 some refused, 2 an error
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 #include <string_view>
 
 #include <ggufguard/ggufguard.hpp>
@@ -33,11 +34,17 @@ void PrintEscaped(std::string_view s) {
 int Load(const char* path) {
   // [readme-cpp]
   ggufguard::api::Report report = ggufguard::api::Validate(path);
-  if (!report.valid()) {
+  // Accept only a valid verdict: inconclusive is no pass.
+  if (report.verdict() != ggufguard::api::Report::Verdict::kValid) {
     std::printf("%s: refused\n", path);
     for (const ggufguard::api::Finding& f : report.findings()) {
       std::printf("  %s %s at %" PRIu64 ": ", f.rule.c_str(), f.name.c_str(), f.offset);
       PrintEscaped(f.message);
+      std::printf("\n");
+    }
+    for (const std::string& item : report.not_checked()) {
+      std::printf("  not checked: ");
+      PrintEscaped(item);
       std::printf("\n");
     }
     return 1;

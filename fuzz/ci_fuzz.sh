@@ -8,12 +8,13 @@
 #      rss_limit_mb=2048, timeout=1); parse_fuzzer and data_kernel_fuzzer
 #      share one fuzzer's time (FUZZ_SECONDS/2 each: every input of
 #      validate_fuzzer and prefix_fuzzer is parsed too, and the data kernels'
-#      input space is small).
+#      input space is small), and triage_fuzzer gets half a share (small
+#      JSON files).
 # Fails (exit 1) on any crash, invariant break, sanitizer report, leak, slow
 # input (over 1 s) or out-of-memory; the input is kept under
 # build/fuzz/artifacts/ and the command that reproduces it is printed.
-# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 90
-# (7 fuzzers, 6 shares of time).
+# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 83
+# (8 fuzzers, 6.5 shares of time).
 #
 #   bash fuzz/ci_fuzz.sh                # 6 x 60 s in all
 #   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
@@ -25,16 +26,19 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer
+         triage_fuzzer)
 # Seconds of fuzzing per fuzzer: a whole share, or half of one.
 seconds_of() {
   case $1 in
-    parse_fuzzer | data_kernel_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
+    parse_fuzzer | data_kernel_fuzzer | triage_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
     *) echo "$FUZZ_SECONDS" ;;
   esac
 }
-shares=$(( ${#fuzzers[@]} - 1 ))
-max_seconds=$(( 540 / shares ))
+# Three fuzzers have half a share each: shares in halves.
+half_shares=$(( 2 * ${#fuzzers[@]} - 3 ))
+shares=$(( half_shares / 2 )).$(( half_shares % 2 * 5 ))
+max_seconds=$(( 2 * 540 / half_shares ))
 if (( FUZZ_SECONDS > max_seconds )); then
   echo "ci_fuzz: FUZZ_SECONDS=$FUZZ_SECONDS would take over 10 minutes for ${#fuzzers[@]} fuzzers; using $max_seconds" >&2
   FUZZ_SECONDS=$max_seconds
@@ -60,10 +64,14 @@ find tests/data/chat_templates -name '*.jinja' -exec cp {} "$scratch/seed-templa
 # data_kernel_fuzzer from its own seeds (a type byte, a flags byte, data).
 mkdir -p "$scratch/seed-data-kernel"
 cp fuzz/seeds/data_kernel_fuzzer/* "$scratch/seed-data-kernel/"
+# triage_fuzzer from its own (a reader byte, then a suppressions file or a baseline).
+mkdir -p "$scratch/seed-triage"
+cp fuzz/seeds/triage_fuzzer/* "$scratch/seed-triage/"
 seed_of() {
   case $1 in
     template_fuzzer) echo "$scratch/seed-templates" ;;
     data_kernel_fuzzer) echo "$scratch/seed-data-kernel" ;;
+    triage_fuzzer) echo "$scratch/seed-triage" ;;
     *) echo "$scratch/seed" ;;
   esac
 }
@@ -101,7 +109,7 @@ for f in "${fuzzers[@]}"; do
   set +e
   (cd "$scratch" && "$bin/$f" -runs=0 -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/$f-" \
       "$scratch/seed/valid" "$scratch/seed/rules" "$scratch/seed/policies" "$scratch/seed/regressions" \
-      "$scratch/seed-templates" "$scratch/seed-data-kernel") >"$log" 2>&1
+      "$scratch/seed-templates" "$scratch/seed-data-kernel" "$scratch/seed-triage") >"$log" 2>&1
   rc=$?
   set -e
   if report "$f" "$log" "$rc"; then

@@ -40,7 +40,8 @@ fi
 
 # The fuzzers OSS-Fuzz runs. validate_fuzzer_plain (no custom mutator) exists
 # for the coverage comparison in docs/fuzzing.md and is not shipped.
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer
+         triage_fuzzer)
 
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
@@ -82,17 +83,19 @@ cmake -S "$root" -B "$WORK/ggufguard-build" "${cmake_cxx[@]}" \
 cmake --build "$WORK/ggufguard-build" -j "$JOBS" --target "${fuzzers[@]}"
 
 echo "== installing into $OUT"
-cp "$here/gguf.dict" "$here/policy.dict" "$here/jinja.dict" "$OUT/"
+cp "$here/gguf.dict" "$here/policy.dict" "$here/jinja.dict" "$here/triage.dict" "$OUT/"
 # GGUF seeds for the GGUF fuzzers; policy files for policy_fuzzer.
 gguf_zip="$WORK/gguf_seed_corpus.zip"
 policy_zip="$WORK/policy_seed_corpus.zip"
 template_zip="$WORK/template_seed_corpus.zip"
 data_kernel_zip="$WORK/data_kernel_seed_corpus.zip"
-rm -f "$gguf_zip" "$policy_zip" "$template_zip" "$data_kernel_zip"
+triage_zip="$WORK/triage_seed_corpus.zip"
+rm -f "$gguf_zip" "$policy_zip" "$template_zip" "$data_kernel_zip" "$triage_zip"
 (cd "$root/corpus" && find valid rules regressions -type f ! -name '*.md' | LC_ALL=C sort | zip -q -X "$gguf_zip" -@)
 (cd "$root/corpus" && find policies -type f | LC_ALL=C sort | zip -q -X "$policy_zip" -@)
 (cd "$root/tests/data/chat_templates" && find . -name '*.jinja' | LC_ALL=C sort | zip -q -X "$template_zip" -@)
 (cd "$root/fuzz/seeds/data_kernel_fuzzer" && find . -type f | LC_ALL=C sort | zip -q -X "$data_kernel_zip" -@)
+(cd "$root/fuzz/seeds/triage_fuzzer" && find . -type f | LC_ALL=C sort | zip -q -X "$triage_zip" -@)
 for f in "${fuzzers[@]}"; do
   cp "$WORK/ggufguard-build/fuzz/$f" "$OUT/$f"
   cp "$here/$f.options" "$OUT/$f.options"
@@ -102,6 +105,8 @@ for f in "${fuzzers[@]}"; do
     cp "$template_zip" "$OUT/${f}_seed_corpus.zip"
   elif [[ $f == data_kernel_fuzzer ]]; then
     cp "$data_kernel_zip" "$OUT/${f}_seed_corpus.zip"
+  elif [[ $f == triage_fuzzer ]]; then
+    cp "$triage_zip" "$OUT/${f}_seed_corpus.zip"
   else
     cp "$gguf_zip" "$OUT/${f}_seed_corpus.zip"
   fi

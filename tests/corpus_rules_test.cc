@@ -87,6 +87,9 @@ const std::set<RuleId>& NoReproducer() {
       RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
       RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
       RuleId::kSplitShardLimit,
+      // About a file's name, not its bytes (tests/lone_shard_test.cc names
+      // the same bytes every way).
+      RuleId::kSplitNameUnloadable,
       // About a file's server, not its bytes (tests/remote_test.cc triggers
       // them with a hub that lies).
       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch,

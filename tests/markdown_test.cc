@@ -20,6 +20,24 @@ TEST(MarkdownTest, CodeSpansOutfenceTheBackticksTheyHold) {
   EXPECT_EQ(MarkdownCode("line\nbreak"), "` line\\x0abreak `");  // no byte can end the span's line
 }
 
+// Issue 38: a finding's message is escaped already (a quote in a key is
+// \x27); Markdown escaped it once more, and showed \x5cx27.
+TEST(MarkdownTest, AnEscapedMessageIsNotEscapedTwice) {
+  EXPECT_EQ(MarkdownCodeOfEscaped("key \\x27a\\x27"), "` key \\x27a\\x27 `");
+  EXPECT_EQ(MarkdownCodeOfEscaped("a`b\n"), "`` a`b\\x0a ``");  // a byte that is no printable ASCII still is
+  const std::string path = testing::TempPath("md_quote.gguf");
+  testing::WriteFileBytes(path, testing::GgufBuilder().AddKv("general.architecture", testing::GgufValue::Str("llama"))
+                                    .AddKv("it's.a.key", testing::GgufValue::U32(1))
+                                    .Build()
+                                    .bytes);
+  std::ostringstream json, md, err;
+  RunCli({"validate", "--format", "json", path}, json, err);
+  ASSERT_NE(json.str().find("it\\\\x27s.a.key"), std::string::npos) << json.str();  // JSON: it\\x27s
+  RunCli({"validate", "--format", "markdown", path}, md, err);
+  EXPECT_NE(md.str().find("it\\x27s.a.key"), std::string::npos) << md.str();
+  EXPECT_EQ(md.str().find("\\x5c"), std::string::npos) << md.str();
+}
+
 TEST(MarkdownTest, CountsThenFindingsGroupedByFileWithCraftedNamesInert) {
   const std::string dir = testing::TempPath("md_dir");
   std::filesystem::create_directories(dir);

@@ -29,57 +29,16 @@
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/child_server.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
-
-extern char** environ;
 
 namespace ggufguard {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A child process whose stdin we hold (closing it, or SIGTERM, ends it) and
-// whose first stdout lines we read.
-class Server {
- public:
-  Server(const std::vector<std::string>& argv) {
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) return;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(in[0]);
-    ::close(out[1]);
-    stdin_ = in[1];
-    stdout_ = ::fdopen(out[0], "r");
-  }
-  ~Server() {
-    if (stdin_ >= 0) ::close(stdin_);
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (stdout_ != nullptr) ::fclose(stdout_);
-  }
-  bool started() const { return pid_ > 0; }
-  int ReadPort() {
-    char line[64];
-    if (stdout_ == nullptr || std::fgets(line, sizeof line, stdout_) == nullptr) return -1;
-    return std::atoi(line);
-  }
-
- private:
-  pid_t pid_ = -1;
-  int stdin_ = -1;
-  std::FILE* stdout_ = nullptr;
-};
+using testing::Server;
 
 fs::path TempDir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));

@@ -2,14 +2,18 @@
 // miss, and a corrupt or planted entry is never trusted.
 #include "ggufguard/cli/scan_cache.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/cli/cli.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/test_util.h"
+#include "tests/tiny_model.h"
 
 namespace ggufguard {
 namespace {
@@ -109,6 +113,64 @@ TEST_F(ScanCacheTest, PlantedLinksAreNotFollowed) {
   // The cache directory itself may not be a link.
   fs::create_directory_symlink(dir_ + "/cache", dir_ + "/cache-link");
   EXPECT_FALSE(ResultCache::Open(dir_ + "/cache-link", "default", false).ok());
+}
+
+// A file whose bytes are swapped in place between two reads: the first
+// sweep over it from offset 0 sees `first`, every later one `later` (the
+// same size), as a writer racing the scan would make it.
+class SwappedSource final : public ByteSource {
+ public:
+  SwappedSource(std::vector<uint8_t> first, std::vector<uint8_t> later)
+      : first_(std::move(first)), later_(std::move(later)) {}
+  uint64_t size() const override { return first_.size(); }
+  absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
+    if (offset == 0) ++sweeps_;
+    const std::vector<uint8_t>& now = sweeps_ <= 1 ? first_ : later_;
+    if (offset > now.size() || out.size() > now.size() - offset) return absl::OutOfRangeError("past the end");
+    std::memcpy(out.data(), now.data() + offset, out.size());
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<uint8_t> first_, later_;
+  int sweeps_ = 0;
+};
+
+// Issue 38: the cache hashed the file, then validated it in a second read:
+// a header swapped between the two stored the clean verdict under the
+// malicious bytes' digest, and every later scan of those bytes, under any
+// name, said valid. The stored verdict is now the one of the bytes its key
+// hashes.
+TEST_F(ScanCacheTest, AVerdictIsStoredUnderTheDigestOfTheBytesItJudged) {
+  const std::vector<uint8_t> clean = testing::MakeTinyModel().Build().bytes;
+  std::vector<uint8_t> malicious = clean;
+  malicious[testing::kVersionOffset] = 99;  // GG2003: the same size, invalid
+  ASSERT_EQ(ValidateBytes(clean, DefaultPolicy()).verdict(), Report::Verdict::kValid);
+  ASSERT_EQ(ValidateBytes(malicious, DefaultPolicy()).verdict(), Report::Verdict::kInvalid);
+  absl::StatusOr<ResultCache> cache = ResultCache::Open(dir_ + "/cache", "default", false);
+  ASSERT_TRUE(cache.ok());
+
+  // Hashed as malicious, then read again as clean.
+  SwappedSource swapped(malicious, clean);
+  const ResultCache::Result raced = cache->ScanSource(swapped, "raced.gguf", DefaultPolicy());
+  EXPECT_FALSE(raced.hit);
+  const nlohmann::json line = nlohmann::json::parse(raced.line);
+  // The line says which bytes its verdict is about.
+  const auto digest = [](const std::vector<uint8_t>& b) {
+    return Sha256Hex(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  };
+  EXPECT_EQ(line["sha256"], line["verdict"] == "valid" ? digest(clean) : digest(malicious)) << raced.line;
+
+  // The malicious bytes, scanned later under another name: their own verdict.
+  MemorySource malicious_now(malicious);
+  const ResultCache::Result later = cache->ScanSource(malicious_now, "innocent.gguf", DefaultPolicy());
+  EXPECT_EQ(later.code, kExitInvalid) << later.line;
+  EXPECT_NE(later.line.find("GG2003"), std::string::npos) << later.line;
+  // And the clean bytes hit the entry the raced scan stored for them.
+  MemorySource clean_now(clean);
+  const ResultCache::Result clean_hit = cache->ScanSource(clean_now, "clean.gguf", DefaultPolicy());
+  EXPECT_EQ(clean_hit.code, kExitValid) << clean_hit.line;
+  EXPECT_TRUE(clean_hit.hit);
 }
 
 TEST_F(ScanCacheTest, TheCliRescanGivesTheSameLines) {

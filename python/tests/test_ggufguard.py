@@ -386,3 +386,37 @@ def test_big_endian_files_say_so():
     for path in paths:
         report = ggufguard.validate(path)
         assert report.valid and report.big_endian and report.tensor_table_trusted, path
+
+
+# --- the route sweep (issue 38): tests/data/route_sweep/hostile.tsv, as
+# tests/route_sweep_test.cc reads it for the CLI's and the C API's routes ---
+
+def hostile_set():
+    rows = []
+    for line in (ROOT / "tests/data/route_sweep/hostile.tsv").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, source, make, named, nameless = line.split("\t")
+        data = (ROOT / source).read_bytes()
+        if make == "cut-half":
+            data = data[: len(data) // 2]
+        elif make == "append-junk":
+            data += b"A" * 64
+        else:
+            assert make == "copy", line
+        rows.append((name, data, named, nameless))
+    return rows
+
+
+def test_route_sweep_no_pass_on_bytes_not_validated(tmp_path):
+    rows = hostile_set()
+    assert len(rows) >= 6
+    for name, data, named, nameless in rows:
+        path = tmp_path / name
+        path.write_bytes(data)
+        by_path = ggufguard.validate(str(path)).verdict
+        by_bytes = ggufguard.validate(data).verdict
+        assert by_path == named, (name, by_path)
+        assert by_bytes == nameless, (name, by_bytes)
+        if name != "control-valid.gguf":
+            assert "valid" not in (by_path, by_bytes), name

@@ -134,29 +134,39 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
-bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) {
+bool CountFindingIn(Report& report, const Policy& policy, RuleId rule) {
   if (!policy.Enabled(rule)) return false;
-  if (policy.SeverityOf(rule) == Severity::kError) report_.has_errors = true;
+  if (policy.SeverityOf(rule) == Severity::kError) report.has_errors = true;
   // The policy's per-rule cap, as FindingSink keeps it: once a rule has
   // findings counted rather than listed, every later one is counted. The
   // count below runs at most max_findings_per_rule + 1 times a rule.
-  auto counted = report_.suppressed.find(rule);
-  if (counted == report_.suppressed.end()) {
-    const auto listed = std::count_if(report_.findings.begin(), report_.findings.end(),
+  auto counted = report.suppressed.find(rule);
+  if (counted == report.suppressed.end()) {
+    const auto listed = std::count_if(report.findings.begin(), report.findings.end(),
                                       [&](const Finding& f) { return f.rule == rule; });
     if (static_cast<uint64_t>(listed) < policy.limits.max_findings_per_rule) return true;
-    counted = report_.suppressed.emplace(rule, 0).first;
+    counted = report.suppressed.emplace(rule, 0).first;
   }
   ++counted->second;
   return false;
 }
 
-void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+void ListFindingIn(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
   Finding finding{rule, policy.SeverityOf(rule), offset, std::move(message)};
-  auto at = std::upper_bound(report_.findings.begin(), report_.findings.end(), finding, [](const Finding& a, const Finding& b) {
+  auto at = std::upper_bound(report.findings.begin(), report.findings.end(), finding, [](const Finding& a, const Finding& b) {
     return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
   });
-  report_.findings.insert(at, std::move(finding));
+  report.findings.insert(at, std::move(finding));
+}
+
+void AddFindingTo(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+  if (CountFindingIn(report, policy, rule)) ListFindingIn(report, policy, rule, offset, std::move(message));
+}
+
+bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) { return CountFindingIn(report_, policy, rule); }
+
+void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+  ListFindingIn(report_, policy, rule, offset, std::move(message));
 }
 
 namespace {
@@ -335,6 +345,13 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   CloseReport(report, *sink);
   out.report_ = std::move(report);
   return out;
+}
+
+absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Policy& policy, const DeepOptions& deep) {
+  SourceStream stream(source);
+  StreamOptions options;
+  options.hash = true;
+  return ValidateStream(stream, policy, options, deep);
 }
 
 }  // namespace ggufguard

@@ -103,6 +103,15 @@ struct Report {
   }
 };
 
+// A finding about a finished report that its caller established outside
+// the rules (ValidatedFile::AddFinding says more), under `policy`'s
+// severities, disabled rules and per-rule cap, in the report's order.
+// CountFindingIn says whether it is to be listed (false: disabled, or past
+// the cap and counted); ListFindingIn lists it.
+void AddFindingTo(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message);
+bool CountFindingIn(Report& report, const Policy& policy, RuleId rule);
+void ListFindingIn(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message);
+
 // "valid", "invalid", "inconclusive": the verdict's name in every format.
 const char* VerdictName(Report::Verdict verdict);
 
@@ -192,6 +201,18 @@ class ValidatedFile {
 // deep.jobs threads.
 absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& policy,
                                              const SourceOptions& options = {}, const DeepOptions& deep = {});
+
+// Validates `source` and hashes it in one forward read of every byte
+// (ValidateStream over a SourceStream): the report's sha256 is the digest of
+// exactly the bytes its verdict was computed from, even if the file changes
+// while it is read. Validating, then hashing in a second read (or hashing,
+// then validating) could pair the verdict of one content with the digest of
+// another, and a scan cache, a baseline or a suppression keyed by that
+// digest would then pass the other content. The findings are those
+// ValidateSource gives for the same bytes; --deep runs in this thread, in
+// the same pass.
+absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Policy& policy,
+                                                   const DeepOptions& deep = {});
 
 // Validates a stream read forward once (standard input, a pipe): the header
 // is buffered as ValidateSource buffers it, then the data section streams

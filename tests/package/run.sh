@@ -58,8 +58,17 @@ PY
       echo "FAIL: $loader did not refuse malformed $f with findings (exit $rc)"; cat "$out.one"; return 1
     fi
   done
+  # A file with no error whose verdict is inconclusive (a shard of a split
+  # model, read alone: ggufguard_report_valid() is 1) is refused too: the
+  # loaders gate on the verdict.
+  rc=0
+  "$loader" "$src/corpus/split/minimal-llama-00002-of-00003.gguf" >"$out.one" || rc=$?
+  cat "$out.one" >>"$out"
+  if (( rc != 1 )) || ! grep -q ': refused$' "$out.one" || ! grep -q '^  not checked: ' "$out.one"; then
+    echo "FAIL: $loader did not refuse an inconclusive file (exit $rc)"; cat "$out.one"; return 1
+  fi
   echo "$loader: $(ls "$shared"/corpus-real/valid/*.gguf | wc -l) valid files loaded," \
-       "$(ls "$shared"/corpus-real/malformed/*.gguf | wc -l) malformed refused"
+       "$(ls "$shared"/corpus-real/malformed/*.gguf | wc -l) malformed refused, an inconclusive shard refused"
 }
 
 case $step in
@@ -123,7 +132,13 @@ case $step in
         echo "FAIL: gatekeeper.py did not refuse $f"; cat "$work/gatekeeper.out"; exit 1
       fi
     done
-    echo "gatekeeper.py: valid files accepted, malformed refused"
+    rc=0
+    "$python" "$src/examples/gatekeeper.py" "$src/corpus/split/minimal-llama-00002-of-00003.gguf" \
+      >"$work/gatekeeper.out" || rc=$?
+    if (( rc != 1 )) || ! grep -q ': not checked: ' "$work/gatekeeper.out"; then
+      echo "FAIL: gatekeeper.py did not refuse an inconclusive shard"; cat "$work/gatekeeper.out"; exit 1
+    fi
+    echo "gatekeeper.py: valid files accepted, malformed and an inconclusive shard refused"
     ;;
   *)
     echo "run.sh: unknown step $step" >&2; exit 2 ;;

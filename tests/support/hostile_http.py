@@ -11,6 +11,10 @@ request: PATH<TAB>AUTH or -), so a test can tell where a token went.
   /change/F        the total in Content-Range grows after the first answer
   /short/F         promises the range, sends half, closes
   /drip/F          one byte every 0.2 s
+  /rate/N/F        honest 206 answers whose bodies arrive at N bytes/s, to the end
+  /gzip/F          honest 206 answers that declare Content-Encoding: gzip (the
+                   bytes are the file's: a proxy's or a liar's header)
+  /dir/NAME        honest 206 answers of the file NAME in the directory argv[3]
   /status/N/F      HTTP N
   /loop/F          302 to itself (via /loop2/F)
   /to-ftp/F        302 to ftp://127.0.0.1/F
@@ -31,6 +35,7 @@ import time
 
 DATA = open(sys.argv[1], "rb").read()
 LOG = sys.argv[2]
+DIR = sys.argv[3] if len(sys.argv) > 3 else None
 HUB_SIZE = str(len(DATA))
 HUB_ETAG = hashlib.sha256(DATA).hexdigest()
 LOCK = threading.Lock()
@@ -38,13 +43,14 @@ changes = {"n": 0}
 cdn_port = {"p": 0}
 
 
-def parse_range(value):
+def parse_range(value, data=None):
+    data = DATA if data is None else data
     m = re.fullmatch(r"bytes=(\d+)-(\d*)", value or "")
     if not m:
         return None
     first = int(m.group(1))
-    last = int(m.group(2)) if m.group(2) else len(DATA) - 1
-    return first, min(last, len(DATA) - 1)
+    last = int(m.group(2)) if m.group(2) else len(data) - 1
+    return first, min(last, len(data) - 1)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -65,16 +71,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if body:
             self.wfile.write(body)
 
-    def honest(self, content_range_total=None, first_override=None):
-        r = parse_range(self.headers.get("Range"))
-        if r is None or r[0] >= len(DATA):
-            return self.send(416, [("Content-Range", "bytes */%d" % len(DATA)), ("Content-Length", "0")])
+    def honest(self, content_range_total=None, first_override=None, data=None, extra=(), rate=None):
+        data = DATA if data is None else data
+        r = parse_range(self.headers.get("Range"), data)
+        if r is None or r[0] >= len(data):
+            return self.send(416, [("Content-Range", "bytes */%d" % len(data)), ("Content-Length", "0")])
         first, last = r
-        body = DATA[first:last + 1]
+        body = data[first:last + 1]
         shown_first = first if first_override is None else first_override
-        total = len(DATA) if content_range_total is None else content_range_total
-        self.send(206, [("Content-Range", "bytes %d-%d/%d" % (shown_first, last, total)),
-                        ("Content-Length", str(len(body)))], body)
+        total = len(data) if content_range_total is None else content_range_total
+        headers = [("Content-Range", "bytes %d-%d/%d" % (shown_first, last, total)),
+                   ("Content-Length", str(len(body)))] + list(extra)
+        if rate is None:
+            return self.send(206, headers, body)
+        # A tenth of the rate every 0.1 s, to the end (or until the client goes).
+        self.send(206, headers)
+        step = max(1, rate // 10)
+        try:
+            for at in range(0, len(body), step):
+                self.wfile.write(body[at:at + step])
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+        self.close_connection = True
 
     def redirect(self, location, extra=()):
         self.send(302, [("Location", location), ("Content-Length", "0")] + list(extra))
@@ -96,6 +116,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        m = re.match(r"/rate/(\d+)/", p)
+        if m:
+            return self.honest(rate=int(m.group(1)))
+        if p.startswith("/gzip/"):
+            return self.honest(extra=[("Content-Encoding", "gzip")])
+        if p.startswith("/dir/") and DIR:
+            name = p[len("/dir/"):].split("?", 1)[0]
+            path = os.path.join(DIR, name)
+            if "/" in name or not os.path.isfile(path):
+                return self.send(404, [("Content-Length", "0")])
+            with open(path, "rb") as f:
+                return self.honest(data=f.read())
         if p.startswith("/lie/"):
             return self.honest(first_override=1)
         if p.startswith("/change/"):

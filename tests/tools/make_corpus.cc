@@ -935,12 +935,14 @@ std::vector<PolicyFile> PolicyFiles() {
 // valid set. The remote rules compare a file with what its server says of
 // it (tests/remote_test.cc has a hub that lies). The adapter rules judge an
 // adapter against its base model: corpus/adapters/ holds a pair for each
-// (AdapterPairs), checked here and by tests/loader_rules_test.cc.
+// (AdapterPairs), checked here and by tests/loader_rules_test.cc. GG9107
+// judges a first shard's name, which no file's bytes hold.
 const std::set<RuleId>& Untriggerable() {
   static const std::set<RuleId> kSetRules = {
       RuleId::kSplitShardMissing,     RuleId::kSplitCountMismatch, RuleId::kSplitNumberMismatch,
       RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
       RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch,
+      RuleId::kSplitNameUnloadable,  // a first shard's name, not its bytes (tests/lone_shard_test.cc)
       RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
       RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
   return kSetRules;

@@ -35,6 +35,7 @@
 #include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
+#include "ggufguard/split/lone_shard.h"
 #include "ggufguard/validate.h"
 
 using ggufguard::ArrayView;
@@ -73,6 +74,10 @@ struct ggufguard_report {
   ggufguard::Report buffer_report;               // from a caller's buffer, which it borrows
   const ggufguard::Report* report = nullptr;     // one of the two
   ggufguard::capi::FileIdentity identity;
+  // Without an identity: the bytes validated (the caller's buffer, which the
+  // report borrows, or a prefix's header, which it holds), for a mapping to
+  // compare with the file's.
+  absl::Span<const uint8_t> validated_bytes;
 
   std::vector<std::string> finding_codes;
   std::vector<std::string> finding_names;
@@ -238,16 +243,46 @@ class FdSource final : public ggufguard::ByteSource {
   uint64_t size_;
 };
 
-// `st`: the validated file's identity, which a mapping then checks; nullptr
-// for bytes that are not a file (a prefix), whose mapping checks the size.
-ggufguard_status FromValidated(absl::StatusOr<ggufguard::ValidatedFile> file, const struct stat* st,
-                               ggufguard_report** out) {
+// A report of one file: a shard of several is inconclusive at best
+// (split/lone_shard.h); `path` is its name, nullptr without one.
+// `identity` is what a mapping then checks.
+ggufguard_status FromValidated(absl::StatusOr<ggufguard::ValidatedFile> file, ggufguard::capi::FileIdentity identity,
+                               const char* path, const ggufguard::Policy& policy, ggufguard_report** out) {
   if (!file.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(file.status().message()));
   auto r = std::make_unique<ggufguard_report>();
   r->file.emplace(*std::move(file));
+  ggufguard::JudgeLoneShard(r->file->mutable_report(), policy,
+                            path ? std::optional<std::string_view>(path) : std::nullopt,
+                            path ? ggufguard::LoneShardReason::kOneFile : ggufguard::LoneShardReason::kNoName);
   r->report = &r->file->report();
-  if (st != nullptr) r->identity = {true, static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino)};
+  r->identity = std::move(identity);
+  if (!r->identity.known && r->identity.unproven.empty()) r->validated_bytes = r->file->prefix();
   return Finish(std::move(r), out);
+}
+
+// Validates the regular file open on `fd` (`source` reads it), taking the
+// identity a mapping will check: the file's stat before the first read,
+// which must still hold after the last. A file changed within a timestamp
+// tick of now is validated and hashed in one read instead, so that a
+// mapping can compare what it maps with the very bytes judged.
+ggufguard_status ValidateRegularFile(int fd, ggufguard::ByteSource& source, const char* path,
+                                     const ggufguard_policy* policy, const ggufguard::DeepOptions& deep,
+                                     ggufguard_report** out) {
+  struct stat before, after;
+  if (::fstat(fd, &before) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
+  const bool settled = ggufguard::capi::TimestampsSettled(before);
+  absl::StatusOr<ggufguard::ValidatedFile> file =
+      settled ? ggufguard::ValidateSource(source, PolicyOf(policy), {}, deep)
+              : ggufguard::ValidateSourceHashed(source, PolicyOf(policy), deep);
+  ggufguard::capi::FileIdentity identity = ggufguard::capi::IdentityFrom(before);
+  if (file.ok() && !settled) identity.sha256 = file->report().sha256;
+  if (::fstat(fd, &after) != 0) {
+    identity.unproven = "it could not be looked at again after validation";
+  } else if (const std::string changed = ggufguard::capi::IdentityDiffers(identity, after); !changed.empty()) {
+    identity.unproven = absl::StrCat("the file changed while it was validated (", changed,
+                                     "): the verdict is of bytes no mapping can prove it holds");
+  }
+  return FromValidated(std::move(file), std::move(identity), path, PolicyOf(policy), out);
 }
 
 // A caller's (data, size), NULL allowed for no bytes.
@@ -341,9 +376,7 @@ ggufguard_status ValidatePath(const char* path, const ggufguard_policy* policy, 
   if (path == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL path");
   absl::StatusOr<std::unique_ptr<ggufguard::FileSource>> source = ggufguard::FileSource::Open(path);
   if (!source.ok()) return Fail(GGUFGUARD_ERR_IO, std::string(source.status().message()));
-  struct stat st;
-  if (::fstat((*source)->fd(), &st) != 0) return Fail(GGUFGUARD_ERR_IO, std::strerror(errno));
-  return FromValidated(ggufguard::ValidateSource(**source, PolicyOf(policy), {}, deep), &st, out);
+  return ValidateRegularFile((*source)->fd(), **source, path, policy, deep, out);
 }
 
 ggufguard_status ValidateFd(int fd, const ggufguard_policy* policy, const ggufguard::DeepOptions& deep,
@@ -354,12 +387,15 @@ ggufguard_status ValidateFd(int fd, const ggufguard_policy* policy, const ggufgu
   if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
   if (S_ISREG(st.st_mode)) {
     FdSource source(fd, static_cast<uint64_t>(st.st_size));
-    return FromValidated(ggufguard::ValidateSource(source, PolicyOf(policy), {}, deep), &st, out);
+    return ValidateRegularFile(fd, source, nullptr, policy, deep, out);
   }
   ggufguard::FdStream stream(fd, absl::StrCat("descriptor ", fd));
   ggufguard::StreamOptions options;
   options.hash = false;  // nobody asked for it
-  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, deep), &st, out);
+  ggufguard::capi::FileIdentity streamed;
+  streamed.unproven = "it was validated as a stream (a pipe): no file holds the bytes that were judged";
+  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, deep), std::move(streamed),
+                       nullptr, PolicyOf(policy), out);
 }
 
 ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_policy* policy,
@@ -369,7 +405,9 @@ ggufguard_status ValidateBuffer(const void* data, size_t size, const ggufguard_p
   if (data == nullptr && size != 0) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL data");
   auto r = std::make_unique<ggufguard_report>();
   r->buffer_report = ggufguard::ValidateBytes(CallerBytes(data, size), PolicyOf(policy), deep);
+  ggufguard::JudgeLoneShard(r->buffer_report, PolicyOf(policy), std::nullopt, ggufguard::LoneShardReason::kNoName);
   r->report = &r->buffer_report;
+  r->validated_bytes = CallerBytes(data, size);
   return Finish(std::move(r), out);
 }
 
@@ -386,7 +424,8 @@ ggufguard_status ValidatePrefix(const void* data, size_t size, uint64_t file_siz
   options.hash = false;
   options.header_only = true;
   options.file_size = file_size;
-  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, {}), nullptr, out);
+  return FromValidated(ggufguard::ValidateStream(stream, PolicyOf(policy), options, {}), {}, nullptr,
+                       PolicyOf(policy), out);
 }
 
 // The _deep functions' options; as the CLI's --jobs, at most 1024 threads.
@@ -826,6 +865,7 @@ namespace ggufguard::capi {
 
 const Report* ReportOf(const ggufguard_report* report) { return report ? report->report : nullptr; }
 const FileIdentity& IdentityOf(const ggufguard_report* report) { return report->identity; }
+absl::Span<const uint8_t> ValidatedBytesOf(const ggufguard_report* report) { return report->validated_bytes; }
 const std::vector<ggufguard_tensor>& TableOf(const ggufguard_report* report) { return report->table; }
 const std::string& TableRefusalOf(const ggufguard_report* report) { return report->table_refusal; }
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/checked_math.h"
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/capi/capi_internal.h"
 #include "ggufguard/ggufguard.h"
 #include "ggufguard/io/source.h"
@@ -53,14 +54,19 @@ ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufgu
     if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
     if (!S_ISREG(st.st_mode)) return Fail(GGUFGUARD_ERR_IO, "only a regular file can be mapped");
     // The table is only true of the bytes that were validated: a file of
-    // another size, or another file, is refused.
+    // another size, another file, or the file changed since, is refused.
     if (static_cast<uint64_t>(st.st_size) != r->file_size) {
       return Fail(GGUFGUARD_ERR_CHANGED, absl::StrCat("the file has ", st.st_size, " bytes; ", r->file_size,
                                                       " were validated"));
     }
     const ggufguard::capi::FileIdentity& id = ggufguard::capi::IdentityOf(report);
-    if (id.known && (static_cast<uint64_t>(st.st_dev) != id.device || static_cast<uint64_t>(st.st_ino) != id.inode)) {
-      return Fail(GGUFGUARD_ERR_CHANGED, "this is not the file that was validated");
+    if (!id.unproven.empty()) return Fail(GGUFGUARD_ERR_CHANGED, absl::StrCat(id.unproven, ": the file is not mapped"));
+    if (id.known) {
+      if (const std::string differs = ggufguard::capi::IdentityDiffers(id, st); !differs.empty()) {
+        return Fail(GGUFGUARD_ERR_CHANGED,
+                    absl::StrCat("this is not the file that was validated, or it was written since (", differs,
+                                 " differ)"));
+      }
     }
     if (r->file_size == 0 || r->file_size > SIZE_MAX) return Fail(GGUFGUARD_ERR_IO, "cannot map the file's size");
 
@@ -80,6 +86,29 @@ ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufgu
     if (base == MAP_FAILED) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("mmap: ", std::strerror(errno)));
     m->base = base;
     m->length = static_cast<size_t>(r->file_size);
+    // A write between the check above and the mapping: looked at again
+    // once the mapping exists (what is written after that, through the
+    // file, is visible in the mapping: docs/library.md).
+    struct stat mapped;
+    if (::fstat(fd, &mapped) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("fstat: ", std::strerror(errno)));
+    ggufguard::capi::FileIdentity checked = ggufguard::capi::IdentityFrom(st);
+    if (id.known) checked = id;
+    if (const std::string differs = ggufguard::capi::IdentityDiffers(checked, mapped); !differs.empty()) {
+      return Fail(GGUFGUARD_ERR_CHANGED, absl::StrCat("the file was written while it was mapped (", differs, ")"));
+    }
+    // A file changed just before it was validated: its timestamps cannot
+    // tell a write in the same tick, the digest of the bytes judged can.
+    if (!id.sha256.empty() &&
+        ggufguard::Sha256Hex(std::string_view(static_cast<const char*>(base), m->length)) != id.sha256) {
+      return Fail(GGUFGUARD_ERR_CHANGED, "the file's bytes are not the ones validated (their SHA-256 differs)");
+    }
+    // A report without a file identity (a caller's buffer, a prefix) holds
+    // the bytes it judged: the file must hold the same.
+    const absl::Span<const uint8_t> judged = ggufguard::capi::ValidatedBytesOf(report);
+    if (judged.size() > m->length || (!judged.empty() && std::memcmp(base, judged.data(), judged.size()) != 0)) {
+      return Fail(GGUFGUARD_ERR_CHANGED, absl::StrCat("the file's bytes are not the ", judged.size(),
+                                                      " that were validated"));
+    }
     *out = m.release();
     return GGUFGUARD_OK;
   });

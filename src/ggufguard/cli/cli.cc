@@ -17,6 +17,7 @@
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
+#include "ggufguard/split/lone_shard.h"
 #include "ggufguard/split/split_set.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
@@ -32,13 +33,15 @@ constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
     "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
-    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--base MODEL] FILE... | -\n"
+    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
+    "                          [--base MODEL] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [--cache DIR] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
-    "  HF_TOKEN; docs/remote.md)\n"
+    "  HF_TOKEN; docs/remote.md); --timeout bounds each remote file (policy: max_remote_seconds, 1800), --min-rate\n"
+    "  its slowest transfer (min_remote_bytes_per_second, 8192)\n"
     "exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error, 4 internal error,\n"
     "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget,\n"
     "            a missing shard)\n"
@@ -56,7 +59,7 @@ struct Options {
   uint64_t max_bytes = UINT64_MAX;
   std::optional<uint64_t> file_size;  // --file-size: the whole file's, for a --header-only prefix
   DeepOptions deep;  // --deep, --jobs
-  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
+  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout, --timeout, --min-rate (remote/remote_cli.h)
   bool no_set = false;  // --no-set: a shard's name does not bring in its split set
   std::vector<std::string> files;
   bool help = false;  // --help after the command: the usage on stdout
@@ -178,14 +181,14 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
 }  // namespace
 
 std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
-                                       const std::optional<std::string>& profile) {
+                                       const std::optional<std::string>& profile, std::string* policy_text) {
   std::optional<Policy> policy;
   if (name == "default") {
     policy = DefaultPolicy();
   } else if (name == "strict") {
     policy = StrictPolicy();
   } else {
-    absl::StatusOr<Policy> p = LoadPolicyFile(name);
+    absl::StatusOr<Policy> p = LoadPolicyFile(name, policy_text);
     if (!p.ok()) {
       err << "ggufguard: " << EscapeForDisplay(std::string(p.status().message()), kMaxPathBytes)
           << " (--policy takes default, strict or a JSON policy file)\n";
@@ -217,27 +220,6 @@ struct Validated {
   const Report* report() const { return io_error.empty() && file ? &file->report() : nullptr; }
 };
 
-// A source read forward from its start, for --header-only on a path or a
-// shard: the stream reader stops at the end of the header, as it would on a
-// pipe.
-class SourceStream final : public ByteStream {
- public:
-  explicit SourceStream(ByteSource& source) : source_(source) {}
-  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
-    const uint64_t left = source_.size() - position_;
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, out.size()));
-    if (n == 0) return 0;
-    absl::Status s = source_.ReadAt(position_, out.subspan(0, n));
-    if (!s.ok()) return s;
-    position_ += n;
-    return n;
-  }
-
- private:
-  ByteSource& source_;
-  uint64_t position_ = 0;
-};
-
 // Validates an opened file (a path, or a shard of a split set) as the
 // options ask.
 absl::StatusOr<ValidatedFile> ValidateOpened(ByteSource& source, const std::string& label, const Policy& policy,
@@ -257,13 +239,8 @@ absl::StatusOr<ValidatedFile> ValidateOpened(ByteSource& source, const std::stri
     return absl::ResourceExhaustedError(
         absl::StrCat(label, " holds ", source.size(), " bytes, more than --max-bytes ", o.max_bytes));
   }
-  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy, {}, o.deep);
-  if (file.ok() && o.hash.value_or(false)) {
-    absl::StatusOr<std::string> digest = HashSource(source);
-    if (!digest.ok()) return digest.status();
-    file->set_sha256(*std::move(digest));
-  }
-  return file;
+  // With the hash, one read: the digest is of the very bytes judged.
+  return o.hash.value_or(false) ? ValidateSourceHashed(source, policy, o.deep) : ValidateSource(source, policy, {}, o.deep);
 }
 
 std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& policy, const Options& o) {
@@ -296,6 +273,14 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
     return v;
   }
   v->file = std::move(*file);
+  // One file, not its split set: a shard of several is inconclusive at best
+  // (split/lone_shard.h). Here for every route: a path whose name is no
+  // shard name, --no-set, inspect, standard input, a URL.
+  const LoneShardReason reason = path == "-"               ? LoneShardReason::kNoName
+                                 : o.command == "validate" ? LoneShardReason::kNoSet
+                                                           : LoneShardReason::kOneFile;
+  JudgeLoneShard(v->file->mutable_report(), policy,
+                 path == "-" ? std::nullopt : std::optional<std::string_view>(path), reason);
   return v;
 }
 
@@ -313,7 +298,7 @@ std::optional<BaseModel> ReadBaseForCli(const std::string& path, const Policy& p
   base.label = path;
   if (const std::optional<ShardName> shard = ParseShardName(path)) {
     const SetReport set = ValidateSplitSet(
-        *shard, policy, RemoteAwareShardOpener(o.remote, LocalShardOpener()),
+        *shard, policy, RemoteAwareShardOpener(o.remote, policy, LocalShardOpener()),
         [&](ByteSource& source, const std::string& location) {
           return ValidateOpened(source, location, policy, header_only);
         },
@@ -429,7 +414,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (shard) {
       if (!sets_done.insert(shard->SetKey()).second) continue;
       const SetReport set = ValidateSplitSet(
-          *shard, *policy, RemoteAwareShardOpener(o->remote, LocalShardOpener()),
+          *shard, *policy, RemoteAwareShardOpener(o->remote, *policy, LocalShardOpener()),
           [&](ByteSource& source, const std::string& location) {
             // A shard's suppressions apply before the set is judged, as a
             // lone file's do before its verdict.

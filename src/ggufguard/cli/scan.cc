@@ -34,6 +34,7 @@
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/sarif.h"
 #include "ggufguard/report/triage.h"
+#include "ggufguard/split/lone_shard.h"
 #include "ggufguard/split/split_set.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
@@ -48,7 +49,7 @@ constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P]\n"
     "                      [--profile P] [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
-    "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S]\n"
+    "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
@@ -71,7 +72,7 @@ struct ScanOptions {
   bool help = false;  // --help: the usage on stdout, nothing scanned
   std::string suppressions, baseline;  // report/triage.h
   std::string cache;                   // --cache DIR (cli/scan_cache.h)
-  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout (remote/remote_cli.h)
+  RemoteFlags remote;  // --token-file, --connect-timeout, --idle-timeout, --timeout, --min-rate (remote/remote_cli.h)
 };
 
 std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, std::ostream& err) {
@@ -231,7 +232,8 @@ class Output {
     if (o.format == "cyclonedx") writer_ = MakeCycloneDxWriter(out);
   }
 
-  void Result(const FileOutcome& outcome, uint64_t size) {
+  // `not_cached`: under --cache, why this result is not stored (scan_cache.h).
+  void Result(const FileOutcome& outcome, uint64_t size, std::string_view not_cached = "") {
     std::lock_guard<std::mutex> lock(mu_);
     ++t_.files;
     t_.bytes += size;
@@ -247,6 +249,8 @@ class Output {
     ClearBar();
     if (writer_) {
       writer_->Add(outcome);
+    } else if (!not_cached.empty()) {
+      out_ << ResultCache::NotCached(RenderJsonLine(outcome), not_cached) << std::flush;
     } else {
       out_ << RenderJsonLine(outcome) << std::flush;
     }
@@ -258,7 +262,10 @@ class Output {
     std::lock_guard<std::mutex> lock(mu_);
     ++t_.files;
     t_.bytes += size;
-    (code == kExitIo ? t_.io_errors : code == kExitValid ? t_.valid : t_.invalid)++;
+    (code == kExitIo             ? t_.io_errors
+     : code == kExitValid        ? t_.valid
+     : code == kExitInconclusive ? t_.inconclusive
+                                 : t_.invalid)++;
     ClearBar();
     out_ << line << std::flush;
     DrawBar(false);
@@ -399,13 +406,9 @@ bool ForEachRoot(const ScanOptions& o, const std::function<void(const std::strin
 
 // One file's validation as scan does it: one thread, a hash when asked.
 absl::StatusOr<ValidatedFile> ValidateForScan(ByteSource& source, const Policy& policy, bool hash, bool deep) {
-  absl::StatusOr<ValidatedFile> file = ValidateSource(source, policy, {}, DeepOptions{.enabled = deep, .jobs = 1});
-  if (file.ok() && hash) {
-    absl::StatusOr<std::string> digest = HashSource(source);
-    if (!digest.ok()) return digest.status();
-    file->set_sha256(*std::move(digest));
-  }
-  return file;
+  const DeepOptions one_thread{.enabled = deep, .jobs = 1};
+  // With the hash, one read: the digest is of the very bytes judged.
+  return hash ? ValidateSourceHashed(source, policy, one_thread) : ValidateSource(source, policy, {}, one_thread);
 }
 
 FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const RemoteFlags& remote_flags, bool hash,
@@ -416,6 +419,8 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const Rem
                                                      DeepOptions{.enabled = deep, .jobs = 1});
     if (remote.file.ok()) {
       keep->emplace(*std::move(remote.file));
+      // Shard names go the set route; this one is alone (split/lone_shard.h).
+      JudgeLoneShard((*keep)->mutable_report(), policy, path, LoneShardReason::kOneFile);
       return FileOutcome{path, &(*keep)->report(), "", remote.stats};
     }
     *io_error = std::string(remote.file.status().message());
@@ -427,6 +432,7 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const Rem
     absl::StatusOr<ValidatedFile> file = ValidateForScan(**source, policy, hash, deep);
     if (file.ok()) {
       keep->emplace(std::move(*file));
+      JudgeLoneShard((*keep)->mutable_report(), policy, path, LoneShardReason::kOneFile);
       return FileOutcome{path, &(*keep)->report(), ""};
     }
     *io_error = std::string(file.status().message());
@@ -445,7 +451,7 @@ void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& polic
   for (const auto& [key, name] : sets) todo.push_back(&name);
   std::atomic<size_t> next{0};
   const ShardOpener open =
-      RemoteAwareShardOpener(o.remote, LocalShardOpener(o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse));
+      RemoteAwareShardOpener(o.remote, policy, LocalShardOpener(o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse));
   auto work = [&] {
     for (size_t i = next++; i < todo.size(); i = next++) {
       const SetReport set = ValidateSplitSet(
@@ -490,7 +496,8 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << kScanUsage;
     return kExitValid;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
+  std::string policy_text;  // a policy file's bytes as parsed, for the cache's key
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile, &policy_text);
   if (!policy) return kExitUsage;
   if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
@@ -498,7 +505,8 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (triage->NeedsHash()) o->hash = true;  // matching by file hash
   std::optional<ResultCache> cache;
   if (!o->cache.empty()) {
-    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""));
+    absl::StatusOr<ResultCache> c =
+        ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""), &policy_text);
     if (!c.ok()) {
       err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
       return kExitUsage;
@@ -530,7 +538,9 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           output.Result(FileOutcome{e->path, nullptr, e->reason}, 0);
           continue;
         }
-        if (cache) {
+        // A URL goes the remote route even with --cache (issue 38: it was
+        // opened as a local path); it is not cached (scan_cache.h).
+        if (cache && !IsRemoteArgument(e->path)) {
           const ResultCache::Result r = cache->Scan(*e, *policy);
           raise(r.code);
           output.Line(r.line, r.code, r.size);
@@ -543,7 +553,10 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         const FileOutcome outcome = ValidatePath(*e, *policy, o->remote, o->hash, o->deep, &validated, &io_error);
         if (validated) triage->Apply(*policy, e->path, &validated->mutable_report());
         raise(ExitCodeOf(outcome.report));
-        output.Result(outcome, outcome.report ? outcome.report->file_size : 0);
+        output.Result(outcome, outcome.report ? outcome.report->file_size : 0,
+                      cache ? "a remote file: its digest is known only once all of it is read, and its verdict also "
+                              "rests on what its server said; validated, never cached"
+                            : "");
       }
     });
   }

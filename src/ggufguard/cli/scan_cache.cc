@@ -7,15 +7,16 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
+#include "ggufguard/io/bounded_read.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
+#include "ggufguard/split/lone_shard.h"
 #include "ggufguard/validate.h"
 #include "nlohmann/json.hpp"
 
@@ -27,21 +28,15 @@ using Json = nlohmann::ordered_json;
 std::string ToolKey() { return absl::StrCat("ggufguard ", Sv(kToolVersion), " rules ", RuleCatalogVersion()); }
 
 // Reads a whole regular file under `dir_fd` without following a link,
-// up to `max` bytes; nullopt for anything else.
+// up to `max` bytes (io/bounded_read.h); nullopt for anything else.
 std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t max) {
   const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   struct stat st;
   std::optional<std::string> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= max) {
-    std::string data(static_cast<size_t>(st.st_size), '\0');
-    size_t got = 0;
-    while (got < data.size()) {
-      const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got == data.size()) out = std::move(data);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    absl::StatusOr<std::string> text = ReadBoundedFd(fd, "a cache entry", max);
+    if (text.ok()) out = *std::move(text);
   }
   ::close(fd);
   return out;
@@ -50,7 +45,7 @@ std::optional<std::string> ReadEntry(int dir_fd, const std::string& name, size_t
 }  // namespace
 
 absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std::string& policy_source, bool deep,
-                                             const std::string& profile) {
+                                             const std::string& profile, const std::string* policy_text) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create the cache directory ", dir, ": ", std::strerror(errno)));
   }
@@ -63,8 +58,17 @@ absl::StatusOr<ResultCache> ResultCache::Open(const std::string& dir, const std:
   // the tool version, also in the key), or a policy file's bytes.
   std::string policy_bytes = absl::StrCat("builtin:", policy_source);
   if (policy_source != "default" && policy_source != "strict") {
-    std::ifstream in(policy_source, std::ios::binary);
-    policy_bytes = absl::StrCat("file:", std::string(std::istreambuf_iterator<char>(in), {}));
+    std::string read;
+    if (policy_text == nullptr) {
+      absl::StatusOr<std::string> text = ReadBoundedFile(policy_source, "the policy file", size_t{1} << 20);
+      if (!text.ok()) {
+        ::close(fd);
+        return text.status();
+      }
+      read = *std::move(text);
+      policy_text = &read;
+    }
+    policy_bytes = absl::StrCat("file:", *policy_text);
   }
   return ResultCache(fd, Sha256Hex(absl::StrCat(policy_bytes, deep ? "\n--deep" : "", "\n--profile=", profile)), deep);
 }
@@ -128,26 +132,59 @@ void ResultCache::Store(const std::string& name, const std::string& sha256, cons
 }
 
 ResultCache::Result ResultCache::Scan(const WalkEntry& entry, const Policy& policy) const {
-  auto io_error = [&](std::string message) {
-    return Result{RenderJsonLine(FileOutcome{entry.path, nullptr, std::move(message)}), kExitIo, 0, false};
-  };
   absl::StatusOr<std::unique_ptr<FileSource>> source =
       FileSource::Open(entry.path, entry.through_link ? FinalLink::kFollow : FinalLink::kRefuse);
-  if (!source.ok()) return io_error(std::string(source.status().message()));
-  absl::StatusOr<std::string> sha256 = HashSource(**source);
+  if (!source.ok()) {
+    return Result{NotCached(RenderJsonLine(FileOutcome{entry.path, nullptr, std::string(source.status().message())}),
+                            "an I/O error"),
+                  kExitIo, 0, false};
+  }
+  return ScanSource(**source, entry.path, policy);
+}
+
+ResultCache::Result ResultCache::ScanSource(ByteSource& source, const std::string& label, const Policy& policy) const {
+  auto io_error = [&](std::string message) {
+    return Result{NotCached(RenderJsonLine(FileOutcome{label, nullptr, std::move(message)}), "an I/O error"), kExitIo,
+                  0, false};
+  };
+  // The lookup's key: a digest of the bytes as they are now. A hit is a
+  // verdict computed over bytes with this digest, so it is theirs.
+  absl::StatusOr<std::string> sha256 = HashSource(source);
   if (!sha256.ok()) return io_error(std::string(sha256.status().message()));
-  const std::string name = Sha256Hex(absl::StrCat(*sha256, "\n", ToolKey(), "\n", policy_hash_)) + ".json";
-  if (std::optional<Result> hit = Lookup(name, *sha256, entry.path)) return *std::move(hit);
-  absl::StatusOr<ValidatedFile> file = ValidateSource(**source, policy, {}, DeepOptions{.enabled = deep_, .jobs = 1});
+  if (std::optional<Result> hit = Lookup(EntryName(*sha256), *sha256, label)) return *std::move(hit);
+  // A miss: the verdict and its digest from one read of every byte, so
+  // that what is stored is keyed by the bytes it judged, whatever the file
+  // became since the lookup's read (issue 38: a header swapped between two
+  // reads stored the clean verdict under the malicious content's digest).
+  absl::StatusOr<ValidatedFile> file = ValidateSourceHashed(source, policy, DeepOptions{.enabled = deep_, .jobs = 1});
   if (!file.ok()) return io_error(std::string(file.status().message()));
-  file->set_sha256(*sha256);
+  // A shard alone (split/lone_shard.h): its verdict depends on its name,
+  // which the cache's key does not hold, so it is not stored.
+  const bool named = JudgeLoneShard(file->mutable_report(), policy, label, LoneShardReason::kOneFile);
   const Report& r = file->report();
-  const FileOutcome outcome{entry.path, &r, ""};
+  const FileOutcome outcome{label, &r, ""};
   Result result{RenderJsonLine(outcome), ExitCodeOf(&r), r.file_size, false};
   // Only a whole-file verdict is worth keeping: a cache never turns
   // "could not verify" into an answer for later.
-  if (result.code == kExitValid || result.code == kExitInvalid) Store(name, *sha256, result.line, result.code, result.size);
+  if (named) {
+    result.line = NotCached(result.line, "a shard judged alone, whose verdict depends on its name");
+  } else if (result.code != kExitValid && result.code != kExitInvalid) {
+    result.line = NotCached(result.line, "the verdict does not cover the whole file");
+  } else {
+    Store(EntryName(r.sha256), r.sha256, result.line, result.code, result.size);
+  }
   return result;
+}
+
+std::string ResultCache::NotCached(const std::string& line, std::string_view why) {
+  Json j = Json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return line;
+  j["cache"] = absl::StrCat("not cached: ", Sv(why));
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string ResultCache::EntryName(const std::string& sha256) const {
+  return Sha256Hex(absl::StrCat(sha256, "\n", ToolKey(), "\n", policy_hash_)) + ".json";
 }
 
 }  // namespace ggufguard

@@ -147,8 +147,15 @@ int PathListReader::Get() {
 }
 
 int PathListReader::ReadByte() {
+  if (bytes_read_ >= max_bytes_) {
+    // One byte more would pass the bound: the list ends here, said.
+    if (std::fgetc(in_) == EOF) return EOF;
+    Fail(absl::StrCat("the list is longer than ", max_bytes_, " bytes; the rest was not read"));
+    return EOF;
+  }
   for (;;) {
     const int c = std::fgetc(in_);
+    if (c != EOF) ++bytes_read_;
     if (c != EOF || !std::ferror(in_)) return c;
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       Fail(std::strerror(errno));

@@ -58,10 +58,16 @@ void Walk(const std::string& root, const WalkOptions& options, const std::functi
 // one; else one path a line. Unset, the first path is handed out once those
 // bytes (or the end) have arrived. Empty entries are ignored. A NUL met
 // later in a list read one path a line ends it with an error. A
-// non-blocking descriptor is waited on, not an error.
+// non-blocking descriptor is waited on, not an error. The list is read as
+// it comes, at most `max_bytes` in all: past that (a list that is
+// /dev/zero, a runaway producer) it ends with an error, and what came before
+// stands. Its time is not bounded: a producer such as find(1) over a large
+// tree may take hours, and scan ends when the list does.
+inline constexpr uint64_t kMaxPathListBytes = uint64_t{1} << 30;
 class PathListReader {
  public:
-  PathListReader(std::FILE* in, std::optional<bool> nul) : in_(in), nul_(nul) {}
+  PathListReader(std::FILE* in, std::optional<bool> nul, uint64_t max_bytes = kMaxPathListBytes)
+      : in_(in), nul_(nul), max_bytes_(max_bytes) {}
   // The next path, or nullopt at the end or on an error (see error()).
   std::optional<std::string> Next();
   bool error() const { return error_; }
@@ -74,6 +80,8 @@ class PathListReader {
   void Fail(std::string message);
   std::FILE* in_;
   std::optional<bool> nul_;
+  uint64_t max_bytes_;
+  uint64_t bytes_read_ = 0;
   std::string peeked_;  // bytes read by Detect, not yet consumed
   size_t peeked_pos_ = 0;
   bool error_ = false;

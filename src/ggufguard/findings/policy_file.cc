@@ -1,14 +1,15 @@
 #include "ggufguard/findings/policy_file.h"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <variant>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ggufguard/base/strict_json.h"
 #include "ggufguard/base/sv.h"
+#include "ggufguard/io/bounded_read.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -16,7 +17,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr uint64_t kMaxPolicyFileBytes = uint64_t{1} << 20;
+constexpr size_t kMaxPolicyFileBytes = size_t{1} << 20;
 
 struct LimitField {
   std::string_view name;
@@ -99,26 +100,11 @@ std::vector<std::string_view> LimitFieldNames() {
 }
 
 absl::StatusOr<Policy> ParsePolicyJson(std::string_view text, std::string_view origin) {
-  // nlohmann keeps the last of repeated keys; a policy must not hide a
-  // setting behind a later copy, so the parser callback refuses repeats.
-  std::vector<std::set<std::string>> open_objects;
-  std::string repeated;
-  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
-    if (event == Json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
-    if (event == Json::parse_event_t::key && !open_objects.empty() && repeated.empty() &&
-        !open_objects.back().insert(parsed.get<std::string>()).second) {
-      repeated = parsed.get<std::string>();
-    }
-    return true;
-  };
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::exception& e) {
-    return Bad(origin, "", absl::StrCat("not valid JSON: ", e.what()));
-  }
-  if (!repeated.empty()) return Bad(origin, repeated, "field given twice");
+  // A repeated field (at any depth) is refused with its line: a policy must
+  // not hide a setting behind a later copy (base/strict_json.h).
+  absl::StatusOr<StrictJson> parsed = ParseStrictJson(text, absl::StrCat("policy ", Sv(origin)));
+  if (!parsed.ok()) return parsed.status();
+  const Json& doc = parsed->value;
   if (!doc.is_object()) return Bad(origin, "", absl::StrCat("expected a JSON object, got ", TypeOf(doc)));
 
   std::string base = "default";
@@ -174,23 +160,12 @@ absl::StatusOr<Policy> ParsePolicyJson(std::string_view text, std::string_view o
   return p;
 }
 
-absl::StatusOr<Policy> LoadPolicyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("policy ", path, ": cannot open the file"));
-  // Read in small steps up to one byte past the limit: a buffer of the
-  // limit's size, zero-filled, was 257 page faults for a 20-byte policy.
-  std::string text;
-  char chunk[4096];
-  while (text.size() <= kMaxPolicyFileBytes && in) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof chunk, kMaxPolicyFileBytes + 1 - text.size()));
-    in.read(chunk, static_cast<std::streamsize>(want));
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) return absl::DataLossError(absl::StrCat("policy ", path, ": read error"));
-  if (text.size() > kMaxPolicyFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("policy ", path, ": larger than ", kMaxPolicyFileBytes, " bytes"));
-  }
-  return ParsePolicyJson(text, path);
+absl::StatusOr<Policy> LoadPolicyFile(const std::string& path, std::string* text) {
+  absl::StatusOr<std::string> read = ReadBoundedFile(path, "the policy file", kMaxPolicyFileBytes);
+  if (!read.ok()) return absl::Status(read.status().code(), absl::StrCat("policy ", read.status().message()));
+  absl::StatusOr<Policy> policy = ParsePolicyJson(*read, path);
+  if (policy.ok() && text != nullptr) *text = *std::move(read);
+  return policy;
 }
 
 }  // namespace ggufguard

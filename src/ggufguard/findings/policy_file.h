@@ -20,8 +20,10 @@ namespace ggufguard {
 // `origin` names the document in error messages and in the default policy
 // name ("<base>+<origin>").
 absl::StatusOr<Policy> ParsePolicyJson(std::string_view json, std::string_view origin);
-// Reads at most 1 MiB from `path` and parses it.
-absl::StatusOr<Policy> LoadPolicyFile(const std::string& path);
+// Reads at most 1 MiB from `path` (io/bounded_read.h) and parses it. With
+// `text`, the bytes parsed go there: what a cache keys the policy by is then
+// what was parsed, not a second read of a file that may have changed.
+absl::StatusOr<Policy> LoadPolicyFile(const std::string& path, std::string* text = nullptr);
 
 // The names policy files give the fields of Limits, in declaration order.
 std::vector<std::string_view> LimitFieldNames();

@@ -172,6 +172,15 @@ absl::StatusOr<size_t> FdStream::Read(absl::Span<uint8_t> out) {
   }
 }
 
+absl::StatusOr<size_t> SourceStream::Read(absl::Span<uint8_t> out) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), source_.size() - position_));
+  if (n == 0) return size_t{0};
+  absl::Status s = source_.ReadAt(position_, out.first(n));
+  if (!s.ok()) return s;
+  position_ += n;
+  return n;
+}
+
 absl::StatusOr<size_t> MemoryStream::Read(absl::Span<uint8_t> out) {
   const size_t n = std::min({out.size(), max_read_, bytes_.size() - at_});
   if (n > 0) std::memcpy(out.data(), bytes_.data() + at_, n);

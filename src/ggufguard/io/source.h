@@ -145,6 +145,20 @@ class FdStream final : public ByteStream {
   std::string name_;
 };
 
+// A source read forward from its start as a stream: --header-only on a
+// path stops where a pipe would, and a path validated with its hash is read
+// once, every byte going to the rules and the digest alike
+// (ValidateSourceHashed). The source's size, taken once, is where it ends.
+class SourceStream final : public ByteStream {
+ public:
+  explicit SourceStream(ByteSource& source) : source_(source) {}
+  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override;
+
+ private:
+  ByteSource& source_;
+  uint64_t position_ = 0;
+};
+
 // Bytes in memory served in reads of at most `max_read` bytes: the tests and
 // the prefix fuzzer cut a file at every kind of place this way.
 class MemoryStream final : public ByteStream {

@@ -3,6 +3,7 @@
 #include "ggufguard/remote/curl_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -33,6 +34,7 @@ struct Response {
   std::optional<std::string> content_range;
   std::optional<std::string> linked_size;
   std::optional<std::string> linked_etag;
+  std::optional<std::string> content_encoding;  // any but "identity" is refused
   uint64_t header_bytes = 0;
   uint64_t body_bytes = 0;  // received, kept or not
   // Why a callback stopped the transfer, when one did.
@@ -40,6 +42,7 @@ struct Response {
   bool headers_too_big = false;
   bool too_long = false;       // more body than asked for
   bool refused_status = false;  // a body on an answer other than 206: not read
+  bool refused_encoding = false;  // a body under a Content-Encoding: not read
   // The caller's budget: stats->bytes may not pass max_bytes.
   TransferStats* stats = nullptr;
   uint64_t max_bytes = UINT64_MAX;
@@ -92,6 +95,13 @@ size_t OnHeader(char* p, size_t size, size_t n, void* user) {
   if (EqualsIgnoreCase(name, "Content-Range")) r.content_range = value;
   if (EqualsIgnoreCase(name, "X-Linked-Size")) r.linked_size = value;
   if (EqualsIgnoreCase(name, "X-Linked-Etag")) r.linked_etag = value;
+  if (EqualsIgnoreCase(name, "Content-Encoding") && !EqualsIgnoreCase(value, "identity")) r.content_encoding = value;
+  // Chunks are undone by libcurl; a transfer coding beside them (gzip,
+  // chunked) would leave coded bytes, refused as a content coding is.
+  if (EqualsIgnoreCase(name, "Transfer-Encoding") && !EqualsIgnoreCase(value, "chunked") &&
+      !EqualsIgnoreCase(value, "identity")) {
+    r.content_encoding = absl::StrCat("Transfer-Encoding ", value);
+  }
   return len;
 }
 
@@ -113,6 +123,12 @@ size_t OnRangeBody(char* p, size_t size, size_t n, void* user) {
     // A 200 would be the whole file, an error page is not the file: the
     // body is not read, and the status says what happened.
     r.refused_status = true;
+    return 0;
+  }
+  if (r.content_encoding) {
+    // Compressed (or otherwise encoded) bytes are not the file's: judged
+    // as they came they would be another file's verdict.
+    r.refused_encoding = true;
     return 0;
   }
   if (len > sink.capacity - sink.got) {
@@ -160,6 +176,7 @@ struct HttpSource::Session {
   std::string origin;  // the user's URL's scheme://host:port
   std::string url;     // where requests go: the end of the redirect chain
   RemoteOptions options;
+  std::chrono::steady_clock::time_point deadline;  // options.total_timeout_s after Open began
   char errbuf[CURL_ERROR_SIZE] = {};
 
   ~Session() {
@@ -176,6 +193,17 @@ struct HttpSource::Session {
         " bytes in ", stats.requests, " requests"));
   }
 
+  // Milliseconds left before the deadline (0 when it has passed).
+  int64_t MsLeft() const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return std::max<int64_t>(0, left.count());
+  }
+  absl::Status DeadlineError(const TransferStats& stats) const {
+    return BudgetSpentError(absl::StrCat(Name(), ": the remote deadline of ", options.total_timeout_s,
+                                         " s (--timeout, policy limit max_remote_seconds) passed after ", stats.bytes,
+                                         " bytes in ", stats.requests, " requests"));
+  }
+
   // The options every request shares, on `easy` (a range request's or the
   // stream's handle). `range` is "FIRST-LAST".
   absl::Status Configure(CURL* handle, const std::string& target, const std::string& range, Response* response,
@@ -190,6 +218,14 @@ struct HttpSource::Session {
     ok &= Curl().easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms)) == CURLE_OK;
     ok &= Curl().easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options.idle_min_bytes_per_s)) == CURLE_OK;
     ok &= Curl().easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.idle_timeout_s)) == CURLE_OK;
+    // What is left of the file's deadline bounds this request, connect
+    // included; a request is not started once it has passed.
+    const int64_t left = MsLeft();
+    if (left == 0) return absl::DeadlineExceededError("deadline");
+    ok &= Curl().easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(left)) == CURLE_OK;
+    // No Accept-Encoding is sent and nothing is decoded: the bytes judged
+    // are the bytes served (an encoded answer is refused, OnRangeBody).
+    ok &= Curl().easy_setopt(handle, CURLOPT_HTTP_CONTENT_DECODING, 0L) == CURLE_OK;
     ok &= Curl().easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf) == CURLE_OK;
     ok &= Curl().easy_setopt(handle, CURLOPT_USERAGENT, "ggufguard/0.1.0") == CURLE_OK;
     ok &= Curl().easy_setopt(handle, CURLOPT_HEADERFUNCTION, &OnHeader) == CURLE_OK;
@@ -219,10 +255,14 @@ struct HttpSource::Session {
       return absl::DataLossError(absl::StrCat(Name(), ": the server sent more than the ", expected,
                                               " bytes asked for: stopped"));
     }
+    // libcurl's clock and ours round apart by a few ms: a timeout that
+    // close to the deadline is the deadline (the rate and connect limits
+    // are whole seconds of their own).
+    if (rc == CURLE_OPERATION_TIMEDOUT && MsLeft() < 100) return DeadlineError(stats);
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       return absl::DeadlineExceededError(absl::StrCat(
           Name(), ": timed out (connect timeout ", options.connect_timeout_ms, " ms, or less than ",
-          options.idle_min_bytes_per_s, " bytes/s for ", options.idle_timeout_s, " s)"));
+          options.idle_min_bytes_per_s, " bytes/s for ", options.idle_timeout_s, " s: --min-rate, --idle-timeout)"));
     }
     if (rc == CURLE_PARTIAL_FILE) {
       return absl::DataLossError(absl::StrCat(Name(), ": the body ended after ", got, " of the ", expected,
@@ -238,11 +278,14 @@ struct HttpSource::Session {
     sink->response.stats = stats;
     sink->response.max_bytes = options.max_bytes;
     absl::Status s = Configure(easy, target, absl::StrCat(first, "-", last), &sink->response, &OnRangeBody, sink);
+    if (absl::IsDeadlineExceeded(s)) return DeadlineError(*stats);
     if (!s.ok()) return s;
     ++stats->requests;
     const CURLcode rc = Curl().easy_perform(easy);
     const Response& r = sink->response;
-    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && r.refused_status && !r.over_budget)) return absl::OkStatus();
+    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && (r.refused_status || r.refused_encoding) && !r.over_budget)) {
+      return absl::OkStatus();  // CheckRange says what the answer was
+    }
     return TransferError(rc, r, last - first + 1, sink->got, *stats);
   }
 
@@ -270,6 +313,11 @@ struct HttpSource::Session {
     }
     if (r.status != 206) {
       return absl::UnavailableError(absl::StrCat(Name(), ": HTTP ", r.status, " for ", asked));
+    }
+    if (r.content_encoding) {
+      return absl::DataLossError(absl::StrCat(Name(), ": the answer to ", asked, " is sent with Content-Encoding '",
+                                              EscapeForDisplay(*r.content_encoding, 60),
+                                              "', which was not asked for: its bytes are not the file's, refused"));
     }
     const std::optional<ContentRange> cr = r.content_range ? ParseContentRange(*r.content_range) : std::nullopt;
     const std::string said =
@@ -300,6 +348,7 @@ absl::StatusOr<std::unique_ptr<HttpSource>> HttpSource::Open(const std::string& 
   auto session = std::make_unique<Session>();
   session->label = label;
   session->options = options;
+  session->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.total_timeout_s);
   session->easy = Curl().easy_init();
   if (session->easy == nullptr) return absl::ResourceExhaustedError("libcurl: cannot create a handle");
   if (absl::Status s = CheckFetchableUrl(url); !s.ok()) return s;
@@ -440,6 +489,7 @@ class HttpStream final : public ByteStream {
     response_.max_bytes = session_.options.max_bytes;
     absl::Status s =
         session_.Configure(easy_, session_.url, absl::StrCat(first_, "-", size - 1), &response_, &OnBody, this);
+    if (absl::IsDeadlineExceeded(s)) return session_.DeadlineError(source_.stats_);
     if (!s.ok()) return s;
     Curl().easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L << 10);
     buffer_.reset(new uint8_t[kBuffer]);

@@ -3,10 +3,13 @@
 // stream for --hash and --deep.
 //
 // The server is untrusted input like the file: every answer must be exactly
-// what was asked (206, the asked range, the size first seen), redirects are
+// what was asked (206, the asked range, the size first seen, no
+// Content-Encoding: no compression is asked for, and a compressed body is
+// not the file's bytes), redirects are
 // followed by hand (only https or loopback http, at most max_redirects, no
 // loop), the token goes only to the origin the user named, and every byte
-// received counts against a budget. docs/remote.md describes the behaviour.
+// received counts against a budget, and every request against one deadline
+// for the whole file. docs/remote.md describes the behaviour.
 #ifndef GGUFGUARD_REMOTE_HTTP_SOURCE_H_
 #define GGUFGUARD_REMOTE_HTTP_SOURCE_H_
 
@@ -26,10 +29,15 @@ struct RemoteOptions {
   // never printed, logged or put in a message.
   std::string token;
   uint32_t connect_timeout_ms = 10000;  // TCP and TLS connect
-  // Idle timeout: a transfer slower than idle_min_bytes_per_s for this
-  // long is abandoned (a slow drip).
+  // The minimum rate: a transfer slower than idle_min_bytes_per_s over
+  // idle_timeout_s is abandoned (a slow drip), an I/O error.
   uint32_t idle_timeout_s = 30;
-  uint32_t idle_min_bytes_per_s = 1024;
+  uint32_t idle_min_bytes_per_s = 8192;
+  // The total deadline for the file, every request of it together, from
+  // Open on: past it reading fails with BudgetSpentError ("could not
+  // verify": inconclusive). A server dripping just above the minimum rate
+  // cannot hold a file longer than this.
+  uint32_t total_timeout_s = 1800;
   uint32_t max_redirects = 10;
   // The most bytes (headers and bodies) one file may cost; a read that
   // would pass it fails with ResourceExhausted ("could not verify").

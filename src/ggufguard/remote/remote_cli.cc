@@ -1,20 +1,33 @@
 #include "ggufguard/remote/remote_cli.h"
 
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/io/bounded_read.h"
 #include "ggufguard/remote/http_source.h"
 #include "ggufguard/remote/location.h"
 
 namespace ggufguard {
+namespace {
+
+// A token is one line of at most 4096 bytes; the file may hold a few more
+// (a line ending, a trailing line), never a megabyte.
+constexpr size_t kMaxTokenBytes = 4096;
+constexpr size_t kMaxTokenFileBytes = 2 * kMaxTokenBytes;
+
+}  // namespace
 
 bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
                      bool* bad) {
   const std::string& a = args[*i];
-  if (a != "--token-file" && a != "--connect-timeout" && a != "--idle-timeout") return false;
+  if (a != "--token-file" && a != "--connect-timeout" && a != "--idle-timeout" && a != "--timeout" &&
+      a != "--min-rate") {
+    return false;
+  }
   if (*i + 1 >= args.size()) {
     err << "ggufguard: " << a << " needs a value\n";
     *bad = true;
@@ -25,30 +38,52 @@ bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlag
     flags->token_file = v;
     return true;
   }
-  uint32_t seconds = 0;
-  if (!absl::SimpleAtoi(v, &seconds) || seconds == 0 || seconds > 3600) {
-    err << "ggufguard: " << a << " wants a number of seconds from 1 to 3600, not '" << EscapeForDisplay(v) << "'\n";
+  // --timeout: up to a week (a --hash of a very large file); the others as
+  // they were, up to an hour; --min-rate: bytes per second.
+  const uint32_t most = a == "--timeout" ? 7 * 24 * 3600 : a == "--min-rate" ? UINT32_MAX : 3600;
+  uint32_t n = 0;
+  if (!absl::SimpleAtoi(v, &n) || n == 0 || n > most) {
+    err << "ggufguard: " << a << " wants a number " << (a == "--min-rate" ? "of bytes per second" : "of seconds")
+        << " from 1 to " << most << ", not '" << EscapeForDisplay(v) << "'\n";
     *bad = true;
     return true;
   }
   if (a == "--connect-timeout") {
-    flags->remote.connect_timeout_ms = seconds * 1000;
+    flags->remote.connect_timeout_ms = n * 1000;
+  } else if (a == "--idle-timeout") {
+    flags->remote.idle_timeout_s = n;
+  } else if (a == "--timeout") {
+    flags->timeout_s = n;
   } else {
-    flags->remote.idle_timeout_s = seconds;
+    flags->min_rate = n;
   }
   return true;
 }
 
+RemoteOptions RemoteOptionsFor(const RemoteFlags& flags, const Policy& policy) {
+  RemoteOptions o = flags.remote;
+  o.total_timeout_s = flags.timeout_s.value_or(policy.limits.max_remote_seconds);
+  o.idle_min_bytes_per_s = flags.min_rate.value_or(policy.limits.min_remote_bytes_per_second);
+  o.max_bytes = std::min(o.max_bytes, policy.limits.max_remote_bytes);
+  return o;
+}
+
 bool LoadRemoteToken(RemoteFlags* flags, std::ostream& err) {
   if (flags->token_file) {
-    std::ifstream in(*flags->token_file, std::ios::binary);
-    std::string line;
-    if (!in || !std::getline(in, line) || line.size() > 4096) {
-      err << "ggufguard: cannot read a token (one line, at most 4096 bytes) from --token-file "
-          << EscapeForDisplay(*flags->token_file, 4096) << "\n";
+    // Read bounded as it comes (io/bounded_read.h): `--token-file /dev/zero`
+    // stops after kMaxTokenFileBytes + 1 bytes, a FIFO nobody writes after
+    // the deadline.
+    absl::StatusOr<std::string> text = ReadBoundedFile(*flags->token_file, "--token-file", kMaxTokenFileBytes);
+    const std::string_view line = text.ok() ? std::string_view(*text).substr(0, text->find('\n')) : "";
+    if (!text.ok() || line.size() > kMaxTokenBytes || absl::StripAsciiWhitespace(Sv(line)).empty()) {
+      err << "ggufguard: cannot read a token (one line, at most " << kMaxTokenBytes << " bytes) from --token-file "
+          << EscapeForDisplay(*flags->token_file, 4096);
+      // The reason, never the contents: a status names sizes and errno only.
+      if (!text.ok()) err << ": " << EscapeForDisplay(std::string(text.status().message()), 4096 + 200);
+      err << "\n";
       return false;
     }
-    flags->remote.token = std::string(absl::StripAsciiWhitespace(line));
+    flags->remote.token = std::string(absl::StripAsciiWhitespace(Sv(line)));
     return true;
   }
   if (const char* env = std::getenv("HF_TOKEN"); env != nullptr) {
@@ -66,7 +101,7 @@ RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& po
     return refused;
   }
   RemoteValidateOptions options;
-  options.remote = flags.remote;
+  options.remote = RemoteOptionsFor(flags, policy);
   options.stream_whole = hash;
   options.header_only = header_only;
   options.fail_fast = fail_fast;
@@ -74,8 +109,8 @@ RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& po
   return ValidateRemote(location->value, arg, policy, options);
 }
 
-ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, ShardOpener local) {
-  return [remote = flags.remote, local = std::move(local)](
+ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, const Policy& policy, ShardOpener local) {
+  return [remote = RemoteOptionsFor(flags, policy), local = std::move(local)](
              const std::string& location) -> absl::StatusOr<std::unique_ptr<ByteSource>> {
     if (!IsRemoteArgument(location)) return local(location);
     absl::StatusOr<Location> resolved = ResolveLocation(location);

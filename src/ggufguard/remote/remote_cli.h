@@ -1,5 +1,6 @@
-// The command line's side of remote files: the flags validate and inspect
-// take (--token-file, --connect-timeout, --idle-timeout), the token from
+// The command line's side of remote files: the flags validate, inspect and
+// scan take (--token-file, --connect-timeout, --idle-timeout, --timeout,
+// --min-rate), the token from
 // HF_TOKEN or the file, and one input's validation. cli.cc and scan.cc call
 // these, so their own edits stay a few lines.
 #ifndef GGUFGUARD_REMOTE_REMOTE_CLI_H_
@@ -18,7 +19,15 @@ namespace ggufguard {
 struct RemoteFlags {
   std::optional<std::string> token_file;
   RemoteOptions remote;  // the token is loaded into it by LoadRemoteToken
+  // --timeout S and --min-rate B/s; unset: the policy's max_remote_seconds
+  // and min_remote_bytes_per_second (RemoteOptionsFor).
+  std::optional<uint32_t> timeout_s;
+  std::optional<uint32_t> min_rate;
 };
+
+// The options one remote file is read with: the flags, else the policy's
+// deadline and minimum rate; the policy's byte budget.
+RemoteOptions RemoteOptionsFor(const RemoteFlags& flags, const Policy& policy);
 
 // When args[*i] is a remote flag: consumes it and its value (advancing *i)
 // and returns true; a bad or missing value is written to `err` and sets
@@ -37,9 +46,10 @@ RemoteValidation ValidateRemoteArgument(const std::string& arg, const Policy& po
                                         bool hash, bool header_only, bool fail_fast, const DeepOptions& deep);
 
 // Opens a split set's shards where they live: a remote location
-// (IsRemoteArgument) through HttpSource with `flags` (a 404 is NotFound, so
-// the set reports the shard missing), any other through `local`.
-ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, ShardOpener local);
+// (IsRemoteArgument) through HttpSource with RemoteOptionsFor(flags,
+// policy) (a 404 is NotFound, so the set reports the shard missing), any
+// other through `local`.
+ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, const Policy& policy, ShardOpener local);
 
 }  // namespace ggufguard
 

@@ -9,25 +9,9 @@
 namespace ggufguard {
 namespace {
 
-// A source read forward as a stream (--header-only): each read is one range
-// request of what the reader asks for, which grows x2 as the prefix does,
-// and the first block, already fetched, costs nothing.
-class SourceStream final : public ByteStream {
- public:
-  explicit SourceStream(ByteSource& source) : source_(source) {}
-  absl::StatusOr<size_t> Read(absl::Span<uint8_t> out) override {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), source_.size() - at_));
-    if (n == 0) return size_t{0};
-    absl::Status s = source_.ReadAt(at_, out.first(n));
-    if (!s.ok()) return s;
-    at_ += n;
-    return n;
-  }
-
- private:
-  ByteSource& source_;
-  uint64_t at_ = 0;
-};
+// SourceStream (io/source.h) over an HttpSource for --header-only: each
+// read is one range request of what the reader asks for, which grows x2 as
+// the prefix does, and the first block, already fetched, costs nothing.
 
 bool IsSha256Hex(std::string_view s) {
   if (s.size() != 64) return false;

@@ -4,14 +4,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 
 namespace ggufguard {
 
-std::string MarkdownCode(std::string_view text) {
-  // EscapeForDisplay leaves printable ASCII only: no newline can end the span.
-  const std::string s = EscapeForDisplay(text, kMaxPathBytes);
+namespace {
+
+// Printable ASCII `s` in a code span fenced by more backticks than it holds.
+std::string Fenced(const std::string& s) {
   size_t longest = 0, run = 0;
   for (char c : s) {
     run = c == '`' ? run + 1 : 0;
@@ -21,6 +23,27 @@ std::string MarkdownCode(std::string_view text) {
   // A space inside each fence keeps a leading or trailing backtick apart
   // from it; CommonMark strips one space on each side.
   return absl::StrCat(fence, " ", s, " ", fence);
+}
+
+}  // namespace
+
+std::string MarkdownCode(std::string_view text) {
+  // EscapeForDisplay leaves printable ASCII only: no newline can end the span.
+  return Fenced(EscapeForDisplay(text, kMaxPathBytes));
+}
+
+std::string MarkdownCodeOfEscaped(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  for (char ch : text.substr(0, kMaxPathBytes)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      s.push_back(ch);
+    } else {
+      absl::StrAppendFormat(&s, "\\x%02x", c);
+    }
+  }
+  return Fenced(s);
 }
 
 namespace {
@@ -61,9 +84,11 @@ class MarkdownWriter final : public ReportWriter {
       absl::StrAppend(&section, "- ", count, " more ", RuleCode(rule), " findings not listed\n");
     }
     for (const WaivedFinding& w : r.waived) {
-      absl::StrAppend(&section, "- waived (", w.by, " ", MarkdownCode(w.reason), "): ", Line(w.finding), "\n");
+      absl::StrAppend(&section, "- waived (", w.by, " ", MarkdownCodeOfEscaped(w.reason), "): ", Line(w.finding), "\n");
     }
-    for (const std::string& note : r.triage_notes) absl::StrAppend(&section, "- note: ", MarkdownCode(note), "\n");
+    for (const std::string& note : r.triage_notes) {
+      absl::StrAppend(&section, "- note: ", MarkdownCodeOfEscaped(note), "\n");
+    }
     sections_.push_back(std::move(section));
   }
 
@@ -109,7 +134,7 @@ class MarkdownWriter final : public ReportWriter {
   static std::string Line(const Finding& f) {
     const RuleInfo* info = FindRule(f.rule);
     return absl::StrCat("**", Sv(SeverityName(f.severity)), "** ", RuleCode(f.rule), " ",
-                        Sv(info ? info->name : "unknown"), " at byte ", f.offset, ": ", MarkdownCode(f.message));
+                        Sv(info ? info->name : "unknown"), " at byte ", f.offset, ": ", MarkdownCodeOfEscaped(f.message));
   }
 
   std::ostream& out_;

@@ -17,6 +17,12 @@ namespace ggufguard {
 
 // `text` (escaped for display first) as an inline code span.
 std::string MarkdownCode(std::string_view text);
+// Text that is escaped already (a finding's message, a waiver's reason, a
+// triage note: printable ASCII in which \xNN stands for a byte) as a code
+// span, without escaping it again: a backslash stays one, so a quote in a
+// key reads \x27, not \x5cx27. A byte outside printable ASCII (a bug
+// upstream) is still escaped.
+std::string MarkdownCodeOfEscaped(std::string_view text);
 
 // The counts come first, so the writer keeps each file with something to
 // say (findings, waived, an I/O error) until Finish; valid files are only

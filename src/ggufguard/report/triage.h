@@ -30,7 +30,7 @@ struct Suppression {
   std::string subject;       // a key or tensor name the finding must be about, or empty
   std::string reason;        // escaped; empty: the entry waives nothing
   std::string expires;       // YYYY-MM-DD as written
-  // Why the entry waives nothing (no reason, expired, a bad date); empty
+  // Why the entry waives nothing (it expired); empty
   // when it is in force.
   std::string inactive_because;
 };
@@ -40,12 +40,17 @@ struct Suppressions {
   bool NeedsHash() const;  // some entry is pinned to a file's SHA-256
 };
 
-// Reads a suppressions file (JSON, see docs/policy.md). A file that is not
-// JSON, an unknown field, a missing rule or an entry with neither sha256 nor
-// path is an error (a usage error: the file says something we cannot
-// honour). A missing reason, a missing or malformed expiry and a date before
-// `today` (YYYY-MM-DD, UTC) keep the entry but inactive: it fails closed.
+// Reads a suppressions file (JSON, see docs/policy.md), at most 64 MiB
+// (io/bounded_read.h). Everything the file cannot mean is an error naming
+// its line (a usage error: the file says something we cannot honour): not
+// JSON, a key given twice at any depth (base/strict_json.h), an unknown
+// field, a missing or unknown rule, an entry with neither sha256 nor path,
+// a missing or blank reason, a missing expiry or one that is not a date of
+// the calendar (2026-02-30). An entry past its date (before `today`,
+// YYYY-MM-DD, UTC) is kept but inactive: it fails closed.
 absl::StatusOr<Suppressions> LoadSuppressions(const std::string& path, std::string_view today);
+// The same from the file's text; `origin` names it in errors.
+absl::StatusOr<Suppressions> ParseSuppressions(std::string_view text, std::string_view origin, std::string_view today);
 
 // Today's date in UTC as YYYY-MM-DD; the environment variable
 // GGUFGUARD_TODAY, when set, stands in for the clock (tests, reproducible runs).
@@ -60,7 +65,11 @@ struct Baseline {
   std::string name;  // the baseline file's path, escaped, as the reason given
   std::set<std::tuple<std::string, std::string, uint64_t>> findings;  // (rule code, sha256, offset)
 };
+// At most 64 MiB; a key given twice, a file entry without its SHA-256 and a
+// malformed finding are errors naming the line.
 absl::StatusOr<Baseline> LoadBaseline(const std::string& path);
+// The same from the text; `origin` names it in errors, `name` in waivers.
+absl::StatusOr<Baseline> ParseBaseline(std::string_view text, std::string_view origin, std::string_view name);
 
 // The key or tensor a finding's offset lies in: the KV or tensor info record
 // that holds it, else the tensor whose data holds it; empty when none.
