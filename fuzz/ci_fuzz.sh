@@ -25,11 +25,11 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer zip_fuzzer)
 # Seconds of fuzzing per fuzzer: a whole share, or half of one.
 seconds_of() {
   case $1 in
-    parse_fuzzer | data_kernel_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
+    parse_fuzzer | data_kernel_fuzzer | zip_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
     *) echo "$FUZZ_SECONDS" ;;
   esac
 }

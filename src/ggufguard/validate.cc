@@ -10,6 +10,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/read/data_pass.h"
+#include "ggufguard/read/llamafile.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -48,6 +49,9 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckLoaderAsserts(ctx, keys);
   CheckAdapter(ctx, keys);
   CheckClipProjector(ctx, keys);
+  CheckModelLoad(ctx, keys);
+  CheckLoaderCost(ctx);
+  CheckSamplingSettings(ctx, keys, &report.sampling);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
@@ -123,7 +127,51 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHash
 
 }  // namespace
 
-Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
+namespace {
+
+// A finding established outside the rules, added to a closed report under
+// the policy's severities, disabled rules and per-rule cap, in the report's
+// order: whether it is listed (the rest are counted as suppressed).
+bool CountFindingIn(Report& report, const Policy& policy, RuleId rule) {
+  if (!policy.Enabled(rule)) return false;
+  if (policy.SeverityOf(rule) == Severity::kError) report.has_errors = true;
+  // The policy's per-rule cap, as FindingSink keeps it: once a rule has
+  // findings counted rather than listed, every later one is counted. The
+  // count below runs at most max_findings_per_rule + 1 times a rule.
+  auto counted = report.suppressed.find(rule);
+  if (counted == report.suppressed.end()) {
+    const auto listed = std::count_if(report.findings.begin(), report.findings.end(),
+                                      [&](const Finding& f) { return f.rule == rule; });
+    if (static_cast<uint64_t>(listed) < policy.limits.max_findings_per_rule) return true;
+    counted = report.suppressed.emplace(rule, 0).first;
+  }
+  ++counted->second;
+  return false;
+}
+
+void ListFindingIn(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
+  Finding finding{rule, policy.SeverityOf(rule), offset, std::move(message)};
+  auto at = std::upper_bound(report.findings.begin(), report.findings.end(), finding, [](const Finding& a, const Finding& b) {
+    return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
+  });
+  report.findings.insert(at, std::move(finding));
+}
+
+// GG9166 and what a llamafile's probe leaves unjudged, on the report of
+// the member it judged (or of the file itself, when none was judged).
+void AddLlamafileFindings(Report& report, const Policy& policy, const LlamafileProbe& probe) {
+  if (probe.judged) report.member_offset = probe.offset;
+  if (CountFindingIn(report, policy, RuleId::kLlamafile)) {
+    ListFindingIn(report, policy, RuleId::kLlamafile, 0, LlamafileMessage(probe));
+  }
+  if (const std::string more = LlamafileNotChecked(probe); !more.empty()) report.not_checked.push_back(more);
+}
+
+}  // namespace
+
+namespace {
+
+Report ValidateGgufBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
   StringArrayHashes token_hashes(kTokenArrayKey);
   ParseOptions options{policy.limits, /*complete=*/true, TokenHashesWanted(policy, token_hashes)};
@@ -134,29 +182,27 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
   return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
 }
 
-bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) {
-  if (!policy.Enabled(rule)) return false;
-  if (policy.SeverityOf(rule) == Severity::kError) report_.has_errors = true;
-  // The policy's per-rule cap, as FindingSink keeps it: once a rule has
-  // findings counted rather than listed, every later one is counted. The
-  // count below runs at most max_findings_per_rule + 1 times a rule.
-  auto counted = report_.suppressed.find(rule);
-  if (counted == report_.suppressed.end()) {
-    const auto listed = std::count_if(report_.findings.begin(), report_.findings.end(),
-                                      [&](const Finding& f) { return f.rule == rule; });
-    if (static_cast<uint64_t>(listed) < policy.limits.max_findings_per_rule) return true;
-    counted = report_.suppressed.emplace(rule, 0).first;
+}  // namespace
+
+Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
+  if (!StartsWithGgufMagic(file)) {
+    // A llamafile: the member it carries is judged as the file (a memory
+    // source cannot fail to read).
+    MemorySource memory(file);
+    const LlamafileProbe probe = *ProbeLlamafile(memory, file);
+    if (probe.is_archive) {
+      Report report = ValidateGgufBytes(probe.judged ? file.subspan(probe.offset, probe.size) : file, policy, deep);
+      AddLlamafileFindings(report, policy, probe);
+      return report;
+    }
   }
-  ++counted->second;
-  return false;
+  return ValidateGgufBytes(file, policy, deep);
 }
 
+bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) { return CountFindingIn(report_, policy, rule); }
+
 void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
-  Finding finding{rule, policy.SeverityOf(rule), offset, std::move(message)};
-  auto at = std::upper_bound(report_.findings.begin(), report_.findings.end(), finding, [](const Finding& a, const Finding& b) {
-    return a.offset != b.offset ? a.offset < b.offset : static_cast<int>(a.rule) < static_cast<int>(b.rule);
-  });
-  report_.findings.insert(at, std::move(finding));
+  ListFindingIn(report_, policy, rule, offset, std::move(message));
 }
 
 namespace {
@@ -196,11 +242,26 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
     return out;
   }
   if (!read.ok()) return read;
+  std::optional<LlamafileProbe> llamafile;
+  if (!StartsWithGgufMagic(out.prefix())) {
+    absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source, out.prefix());
+    if (!probe.ok()) return probe.status();
+    if (probe->is_archive && probe->judged) {
+      // The member is a GGUF file (the probe checked its magic), so this
+      // call does not probe again.
+      SubrangeSource member(source, probe->offset, probe->size);
+      absl::StatusOr<ValidatedFile> inner = ValidateSource(member, policy, options, deep);
+      if (inner.ok()) AddLlamafileFindings(inner->mutable_report(), policy, *probe);
+      return inner;
+    }
+    if (probe->is_archive) llamafile = std::move(*probe);
+  }
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
       WholeFileReport(std::move(parsed), token_hashes, view, source, *sink, policy, deep);
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
+  if (llamafile) AddLlamafileFindings(out.report_, policy, *llamafile);
   return out;
 }
 
