@@ -78,12 +78,19 @@ bool KnownSampler(std::string_view name) {
   return false;
 }
 
-// gguf_kv_to_str of a scalar value; nullopt for an array, which
-// load_hparams does not keep.
-std::optional<std::string> TextForm(const Value& v) {
+// The buffers common_init_from_params copies a value's text into
+// (llama_model_meta_val_str writes at most size - 1 bytes and a NUL).
+constexpr size_t kNumberBuffer = 128;
+constexpr size_t kSequenceBuffer = 512;
+
+// What of gguf_kv_to_str's text of a scalar value lands in a buffer of
+// `buffer` bytes; nullopt for an array, which load_hparams does not keep.
+// A string is cut first, so a string of a gigabyte costs as much as one of
+// a few bytes.
+std::optional<std::string> TextForm(const Value& v, size_t buffer) {
   switch (v.type) {
     case ValueType::kArray: return std::nullopt;
-    case ValueType::kString: return std::string(CString(v.AsString()));
+    case ValueType::kString: return std::string(CString(v.AsString()).substr(0, buffer - 1));
     case ValueType::kBool: return std::string(v.bytes[0] != 0 ? "true" : "false");
     case ValueType::kFloat32: return std::to_string(static_cast<float>(*v.AsDouble()));
     case ValueType::kFloat64: return std::to_string(*v.AsDouble());
@@ -137,13 +144,13 @@ struct Reading {
 
 Reading ReadNumber(const SamplingKey& key, const Value& v) {
   Reading r;
-  const std::optional<std::string> text = TextForm(v);
+  const std::optional<std::string> text = TextForm(v, kNumberBuffer);
   if (!text || text->empty()) {
     r.problem = !text ? "llama.cpp keeps no array among the text values it reads these from"
                       : "an empty string gives llama.cpp nothing to read";
     return r;
   }
-  const std::string buf = text->substr(0, 127);  // llama_model_meta_val_str's 128-byte buffer
+  const std::string buf = text->substr(0, kNumberBuffer - 1);  // a number's text form can be longer
   char* end = nullptr;
   if (key.kind == Kind::kInt) {
     const long parsed = std::strtol(buf.c_str(), &end, 10);
@@ -192,7 +199,7 @@ void CheckSamplingSettings(RuleContext& ctx, const KeyIndex& keys, SamplingSetti
     const Value v = kv->value();
     SamplingSetting setting{key.name, v.offset, Written(v), "ignored"};
     if (key.kind == Kind::kNames) {
-      const std::optional<std::string> text = TextForm(v);
+      const std::optional<std::string> text = TextForm(v, kSequenceBuffer);
       std::vector<std::string> used;
       std::vector<std::string> unknown;
       if (text && !text->empty()) {

@@ -215,6 +215,19 @@ bool ContainsAny(std::string_view s, std::initializer_list<std::string_view> par
   return false;
 }
 
+// Whether `s`, lower-cased as std::tolower does in the "C" locale, contains
+// `lower` (lower-case ASCII): without the loader's copy of the name, which
+// a name of a gigabyte would make costly.
+bool ContainsLowered(std::string_view s, std::string_view lower) {
+  auto low = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < lower.size() && low(s[i + k]) == lower[k]) ++k;
+    if (k == lower.size()) return true;
+  }
+  return false;
+}
+
 // GG9164. The loader's last step sets per-token attributes by the file's
 // names: when general.name, lower-cased, contains "phi-3" or "phi3" (and
 // neither tokenizer.ggml.pre names a jina-v2 model nor the architecture is
@@ -228,9 +241,7 @@ void CheckPhi3Tokens(RuleContext& ctx, const KeyIndex& keys, const ArrayView& to
   const KeyValue* name_kv = keys.Find("general.name");
   const std::optional<std::string_view> name = StringOf(name_kv);
   if (!name) return;  // absent: no name to match; another type: get_key throws (GG4004)
-  std::string lower(*name);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;  // std::tolower, "C" locale
-  if (!ContainsAny(lower, {"phi-3", "phi3"})) return;
+  if (!ContainsLowered(*name, "phi-3") && !ContainsLowered(*name, "phi3")) return;
   const std::optional<std::string_view> pre = StringOf(keys.Find("tokenizer.ggml.pre"));
   const std::optional<std::string_view> arch = StringOf(keys.arch_kv());
   if ((pre && ContainsAny(*pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"})) ||
