@@ -112,7 +112,11 @@ inline void CheckReport(const Report& r, absl::Span<const uint8_t> bytes, absl::
     // A llamafile: the report is its GGUF member's, which lies inside the file.
     GGUFGUARD_FUZZ_CHECK(*r.member_offset <= bytes.size() && r.file_size <= bytes.size() - *r.member_offset,
                          "llamafile member outside the file");
-    bytes = bytes.subspan(*r.member_offset, r.file_size);  // the header's views still lie in view_bytes
+    // Views into the whole input (ValidateBytes) count from the member too;
+    // a source's prefix buffer already starts at the member.
+    const bool views_in_input = view_bytes.data() == bytes.data();
+    bytes = bytes.subspan(*r.member_offset, r.file_size);
+    if (views_in_input) view_bytes = bytes;
   }
   const uint64_t size = bytes.size();
   GGUFGUARD_FUZZ_CHECK(r.file_size == size, "file_size " + std::to_string(r.file_size));

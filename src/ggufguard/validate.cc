@@ -189,7 +189,7 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
     // A llamafile: the member it carries is judged as the file (a memory
     // source cannot fail to read).
     MemorySource memory(file);
-    const LlamafileProbe probe = *ProbeLlamafile(memory, file);
+    const LlamafileProbe probe = *ProbeLlamafile(memory);
     if (probe.is_archive) {
       Report report = ValidateGgufBytes(probe.judged ? file.subspan(probe.offset, probe.size) : file, policy, deep);
       AddLlamafileFindings(report, policy, probe);
@@ -244,7 +244,7 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   if (!read.ok()) return read;
   std::optional<LlamafileProbe> llamafile;
   if (!StartsWithGgufMagic(out.prefix())) {
-    absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source, out.prefix());
+    absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source);
     if (!probe.ok()) return probe.status();
     if (probe->is_archive && probe->judged) {
       // The member is a GGUF file (the probe checked its magic), so this

@@ -34,13 +34,18 @@ std::string Container(absl::Span<const uint8_t> head) {
 
 bool StartsWithGgufMagic(absl::Span<const uint8_t> head) { return StartsWith(head, "GGUF"); }
 
-absl::StatusOr<LlamafileProbe> ProbeLlamafile(ByteSource& source, absl::Span<const uint8_t> head) {
+absl::StatusOr<LlamafileProbe> ProbeLlamafile(ByteSource& source) {
   LlamafileProbe probe;
   absl::StatusOr<ZipDirectory> dir = ReadZipDirectory(source);
   if (!dir.ok()) return dir.status();
   if (!dir->found) return probe;
   probe.is_archive = true;
-  probe.container = Container(head);
+  // The container's magic, read here: what a caller happened to read
+  // first may be shorter.
+  uint8_t head[8] = {};
+  const size_t head_size = static_cast<size_t>(std::min<uint64_t>(sizeof(head), source.size()));
+  if (absl::Status s = source.ReadAt(0, absl::MakeSpan(head, head_size)); !s.ok()) return s;
+  probe.container = Container(absl::MakeConstSpan(head, head_size));
   if (!dir->problem.empty()) {
     probe.problem = absl::StrCat("its ZIP cannot be read: ", EscapeForDisplay(dir->problem, 400));
     return probe;

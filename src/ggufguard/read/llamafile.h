@@ -33,10 +33,10 @@ struct LlamafileProbe {
 // file that does is never probed.
 bool StartsWithGgufMagic(absl::Span<const uint8_t> head);
 
-// Reads the ZIP at the end of `source` (format/zip.h). is_archive is false
-// for any file that does not end with a ZIP end record. `head` is the
-// file's first bytes, for naming the container. Errors are I/O errors.
-absl::StatusOr<LlamafileProbe> ProbeLlamafile(ByteSource& source, absl::Span<const uint8_t> head);
+// Reads the ZIP at the end of `source` (format/zip.h), and the file's
+// first bytes to name the container. is_archive is false for any file that
+// does not end with a ZIP end record. Errors are I/O errors.
+absl::StatusOr<LlamafileProbe> ProbeLlamafile(ByteSource& source);
 
 // GG9166's message for a probe that found an archive.
 std::string LlamafileMessage(const LlamafileProbe& probe);
