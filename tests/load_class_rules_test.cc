@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/io/source.h"
 #include "ggufguard/report/render.h"
 #include "ggufguard/validate.h"
 #include "tests/test_util.h"
@@ -318,6 +319,30 @@ TEST(ForkTypeIdTest, AnIdOnlyAForkWritesNamesTheForkAndGetsNoSize) {
     const GgmlTypeInfo* upstream = FindGgmlType(id);
     EXPECT_TRUE(upstream == nullptr || upstream->status == GgmlTypeStatus::kRemoved) << id;
   }
+  // An adapter, a projector and a header read alone guess no size either.
+  GgufBuilder lora;
+  lora.AddKv("general.architecture", GgufValue::Str("llama"))
+      .AddKv("general.type", GgufValue::Str("adapter"))
+      .AddKv("adapter.type", GgufValue::Str("lora"))
+      .AddTensor("blk.0.attn_q.weight.lora_a", {32, 4}, 46, testing::TensorOptions{.byte_size = 64})
+      .AddTensor("blk.0.attn_q.weight.lora_b", {4, 32}, 46, testing::TensorOptions{.byte_size = 64});
+  TinyModel mmproj = testing::MakeTinyMmproj();
+  mmproj.tensors.front().type = 45;
+  for (const BuiltFile& file : {lora.Build(), mmproj.Build()}) {
+    const Report other = Check(file);
+    EXPECT_TRUE(HasRule(other, RuleId::kUnknownGgmlType)) << testing::Describe(other);
+    for (const TensorInfo& t : other.header.tensors) {
+      if (t.ggml_type >= kFirstUnknownGgmlType) EXPECT_FALSE(t.size_known) << t.name;
+    }
+  }
+  MemoryStream head(f.bytes, 64);
+  StreamOptions only_header;
+  only_header.header_only = true;
+  only_header.file_size = f.bytes.size();
+  absl::StatusOr<ValidatedFile> streamed = ValidateStream(head, DefaultPolicy(), only_header);
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_TRUE(HasRule(streamed->report(), RuleId::kUnknownGgmlType));
+  EXPECT_FALSE(streamed->report().header.tensors[0].size_known);
   GgufBuilder removed;
   removed.AddTensor("t", {32}, 36, testing::TensorOptions{.byte_size = 32});
   EXPECT_NE(MessageOf(Check(removed.Build()), RuleId::kRemovedGgmlType).find("I2_S"), std::string::npos);
