@@ -167,10 +167,6 @@ void AddLlamafileFindings(Report& report, const Policy& policy, const LlamafileP
   if (const std::string more = LlamafileNotChecked(probe); !more.empty()) report.not_checked.push_back(more);
 }
 
-}  // namespace
-
-namespace {
-
 Report ValidateGgufBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
   StringArrayHashes token_hashes(kTokenArrayKey);
@@ -243,18 +239,23 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   }
   if (!read.ok()) return read;
   std::optional<LlamafileProbe> llamafile;
+  absl::Status probe_spent;
   if (!StartsWithGgufMagic(out.prefix())) {
     absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source);
-    if (!probe.ok()) return probe.status();
-    if (probe->is_archive && probe->judged) {
+    if (IsBudgetSpent(probe.status())) {
+      probe_spent = probe.status();  // the file's bad magic stands; whether it is a llamafile was not read
+    } else if (!probe.ok()) {
+      return probe.status();
+    } else if (probe->is_archive && probe->judged) {
       // The member is a GGUF file (the probe checked its magic), so this
       // call does not probe again.
       SubrangeSource member(source, probe->offset, probe->size);
       absl::StatusOr<ValidatedFile> inner = ValidateSource(member, policy, options, deep);
       if (inner.ok()) AddLlamafileFindings(inner->mutable_report(), policy, *probe);
       return inner;
+    } else if (probe->is_archive) {
+      llamafile = std::move(*probe);
     }
-    if (probe->is_archive) llamafile = std::move(*probe);
   }
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
@@ -262,6 +263,7 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
   if (llamafile) AddLlamafileFindings(out.report_, policy, *llamafile);
+  if (!probe_spent.ok()) StopAtBudget(out.report_, probe_spent, "the end of the file (a llamafile's ZIP)");
   return out;
 }
 
