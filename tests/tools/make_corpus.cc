@@ -364,9 +364,14 @@ struct ValidFile {
   std::vector<uint8_t> bytes;
 };
 
+GgufBuilder DflashDrafter(std::vector<int32_t> target_layers, uint32_t embedding_length);
+
 std::vector<ValidFile> ValidFiles() {
   std::vector<ValidFile> out;
   out.push_back({"minimal-llama.gguf", MinimalLlama().Build().bytes});
+  // GG9160/GG9161's neighbour: a drafter's header whose target layers and
+  // width llama.cpp takes.
+  out.push_back({"dflash-drafter-header.gguf", DflashDrafter({1, 9, 17}, 4096).Build().bytes});
   out.push_back({"empty-v3.gguf", GgufBuilder().Build().bytes});
   for (uint32_t t = 0; t < 13; ++t) {
     const auto type = static_cast<VT>(t);
@@ -602,12 +607,23 @@ void AddClipReproducers(std::map<RuleId, Reproducer>& r) {
 
 // --- issue 40: drafters, loader cost, sampling, phi-3, token_embd, llamafiles
 
-// A DFlash drafter's header: dflash.target_layers and its embedding_length.
+// A DFlash drafter's header, with no tensor (a drafter shares its target's
+// embedding, and a header read alone has none to contradict the keys): the
+// keys its loader requires, the minimal llama's vocabulary, and
+// dflash.target_layers and embedding_length as given.
 GgufBuilder DflashDrafter(std::vector<int32_t> target_layers, uint32_t embedding_length) {
   GgufBuilder b;
   b.AddKv("general.architecture", GgufValue::Str("dflash"))
+      .AddKv("general.name", GgufValue::Str("dflash drafter"))
+      .AddKv("dflash.context_length", GgufValue::U32(128))
       .AddKv("dflash.embedding_length", GgufValue::U32(embedding_length))
+      .AddKv("dflash.block_count", GgufValue::U32(1))
+      .AddKv("dflash.attention.head_count", GgufValue::U32(4))
+      .AddKv("dflash.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f))
       .AddKv("dflash.target_layers", GgufValue::I32Array(std::move(target_layers)));
+  for (const auto& [key, value] : MinimalLlamaKvs({}, 1)) {
+    if (key.rfind("tokenizer.", 0) == 0) b.AddKv(key, value);
+  }
   return b;
 }
 
