@@ -108,6 +108,16 @@ inline bool PolicyKeepsEveryError(const Policy& policy) {
 //   `view_bytes` (the bytes ValidateSource kept, or the file itself).
 inline void CheckReport(const Report& r, absl::Span<const uint8_t> bytes, absl::Span<const uint8_t> view_bytes,
                         const Policy& policy) {
+  if (r.member_offset) {
+    // A llamafile: the report is its GGUF member's, which lies inside the file.
+    GGUFGUARD_FUZZ_CHECK(*r.member_offset <= bytes.size() && r.file_size <= bytes.size() - *r.member_offset,
+                         "llamafile member outside the file");
+    // Views into the whole input (ValidateBytes) count from the member too;
+    // a source's prefix buffer already starts at the member.
+    const bool views_in_input = view_bytes.data() == bytes.data();
+    bytes = bytes.subspan(*r.member_offset, r.file_size);
+    if (views_in_input) view_bytes = bytes;
+  }
   const uint64_t size = bytes.size();
   GGUFGUARD_FUZZ_CHECK(r.file_size == size, "file_size " + std::to_string(r.file_size));
 

@@ -41,7 +41,7 @@ fi
 # The fuzzers OSS-Fuzz runs. validate_fuzzer_plain (no custom mutator) exists
 # for the coverage comparison in docs/fuzzing.md and is not shipped.
 fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer
-         triage_fuzzer)
+         triage_fuzzer zip_fuzzer)
 
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi

@@ -154,6 +154,23 @@ TEST_F(SplitSetTest, AValidSetIsValid) {
   EXPECT_EQ(Judge(first).verdict(), Report::Verdict::kValid) << Describe(Judge(first));
 }
 
+// GG9165 for a split model: no shard alone is judged for token_embd.weight
+// (another may hold it), the set is.
+TEST_F(SplitSetTest, ASetWithoutTokenEmbdInAnyShard) {
+  std::vector<SplitPart> parts = TinySplit();
+  parts[0].tensors.clear();  // token_embd.weight, shard 1's only tensor
+  const std::string first = Write(parts);
+  const SetReport set = Judge(first);
+  EXPECT_EQ(set.verdict(), Report::Verdict::kInvalid) << Describe(set);
+  ASSERT_EQ(Rules(set), std::vector<RuleId>{RuleId::kMissingTokenEmbedding}) << Describe(set);
+  EXPECT_EQ(set.findings[0].location, first);
+  // In any shard it is enough.
+  parts = TinySplit();
+  parts[2].tensors.push_back(parts[0].tensors.front());
+  parts[0].tensors.clear();
+  EXPECT_EQ(Judge(Write(parts)).verdict(), Report::Verdict::kValid);
+}
+
 TEST_F(SplitSetTest, AMissingShardIsInconclusiveAndNamed) {
   Write(TinySplit(), {3});
   const SetReport set = Judge(Shard(1, 3));

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -87,6 +88,10 @@ TEST(StreamTest, SameFindingsAsAPathOnEveryCorpusFile) {
     for (const Policy& policy : {DefaultPolicy(), StrictPolicy()}) {
       absl::StatusOr<ValidatedFile> by_path = ValidateSource(**source, policy);
       ASSERT_TRUE(by_path.ok()) << by_path.status();
+      // A llamafile's member is judged only where the end of the file can
+      // be read (GG9166): a stream of one is the executable it starts with.
+      const std::vector<Finding>& found = by_path->report().findings;
+      if (std::any_of(found.begin(), found.end(), [](const Finding& f) { return f.rule == RuleId::kLlamafile; })) continue;
       for (const size_t max_read : {size_t{1} << 20, size_t{4093}}) {
         StreamOptions options;
         if (max_read != size_t{1} << 20) options.prefix.first_prefix = 100;

@@ -22,6 +22,9 @@ const kRefusals = [
   {rule: "GG7008", message: /is true, but \S+ is not set/, since: "check_add_special_token"},
   {rule: "GG7009", message: /cannot find tokenizer (vocab|merges) in model file/},
   {rule: "GG7010", message: /precompiled_charsmap too small|Index out of array bounds in precompiled charsmap/},
+  // A phi-3 name makes the loader look up four token texts with
+  // unordered_map::at (libstdc++ says "_Map_base::at", libc++ "unordered_map::at").
+  {rule: "GG9164", message: /_Map_base::at|unordered_map::at/},
   // RWKV's tokenizer loops on "\n", appending a token each time, until the
   // child's memory limit makes the allocation throw. Any other allocation
   // failure reads the same, so only the second check runs for it: a file

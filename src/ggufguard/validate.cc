@@ -10,6 +10,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/read/data_pass.h"
+#include "ggufguard/read/llamafile.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
@@ -48,6 +49,9 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckLoaderAsserts(ctx, keys);
   CheckAdapter(ctx, keys);
   CheckClipProjector(ctx, keys);
+  CheckModelLoad(ctx, keys);
+  CheckLoaderCost(ctx);
+  CheckSamplingSettings(ctx, keys, &report.sampling);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
@@ -123,17 +127,9 @@ absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHash
 
 }  // namespace
 
-Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
-  FindingSink sink(policy);
-  StringArrayHashes token_hashes(kTokenArrayKey);
-  ParseOptions options{policy.limits, /*complete=*/true, TokenHashesWanted(policy, token_hashes)};
-  ParseResult parsed = ParseHeader(file, options, sink);
-  FileView view(file, nullptr);
-  MemorySource memory(file);
-  // A view over memory cannot fail to read.
-  return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
-}
-
+// A finding established outside the rules, added to a closed report under
+// the policy's severities, disabled rules and per-rule cap, in the report's
+// order: whether it is listed (the rest are counted as suppressed).
 bool CountFindingIn(Report& report, const Policy& policy, RuleId rule) {
   if (!policy.Enabled(rule)) return false;
   if (policy.SeverityOf(rule) == Severity::kError) report.has_errors = true;
@@ -161,6 +157,46 @@ void ListFindingIn(Report& report, const Policy& policy, RuleId rule, uint64_t o
 
 void AddFindingTo(Report& report, const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
   if (CountFindingIn(report, policy, rule)) ListFindingIn(report, policy, rule, offset, std::move(message));
+}
+
+namespace {
+
+// GG9166 and what a llamafile's probe leaves unjudged, on the report of
+// the member it judged (or of the file itself, when none was judged).
+void AddLlamafileFindings(Report& report, const Policy& policy, const LlamafileProbe& probe) {
+  if (probe.judged) report.member_offset = probe.offset;
+  if (CountFindingIn(report, policy, RuleId::kLlamafile)) {
+    ListFindingIn(report, policy, RuleId::kLlamafile, 0, LlamafileMessage(probe));
+  }
+  if (const std::string more = LlamafileNotChecked(probe); !more.empty()) report.not_checked.push_back(more);
+}
+
+Report ValidateGgufBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
+  FindingSink sink(policy);
+  StringArrayHashes token_hashes(kTokenArrayKey);
+  ParseOptions options{policy.limits, /*complete=*/true, TokenHashesWanted(policy, token_hashes)};
+  ParseResult parsed = ParseHeader(file, options, sink);
+  FileView view(file, nullptr);
+  MemorySource memory(file);
+  // A view over memory cannot fail to read.
+  return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
+}
+
+}  // namespace
+
+Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
+  if (!StartsWithGgufMagic(file)) {
+    // A llamafile: the member it carries is judged as the file (a memory
+    // source cannot fail to read).
+    MemorySource memory(file);
+    const LlamafileProbe probe = *ProbeLlamafile(memory);
+    if (probe.is_archive) {
+      Report report = ValidateGgufBytes(probe.judged ? file.subspan(probe.offset, probe.size) : file, policy, deep);
+      AddLlamafileFindings(report, policy, probe);
+      return report;
+    }
+  }
+  return ValidateGgufBytes(file, policy, deep);
 }
 
 bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) { return CountFindingIn(report_, policy, rule); }
@@ -206,11 +242,32 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
     return out;
   }
   if (!read.ok()) return read;
+  std::optional<LlamafileProbe> llamafile;
+  absl::Status probe_spent;
+  if (!StartsWithGgufMagic(out.prefix())) {
+    absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source);
+    if (IsBudgetSpent(probe.status())) {
+      probe_spent = probe.status();  // the file's bad magic stands; whether it is a llamafile was not read
+    } else if (!probe.ok()) {
+      return probe.status();
+    } else if (probe->is_archive && probe->judged) {
+      // The member is a GGUF file (the probe checked its magic), so this
+      // call does not probe again.
+      SubrangeSource member(source, probe->offset, probe->size);
+      absl::StatusOr<ValidatedFile> inner = ValidateSource(member, policy, options, deep);
+      if (inner.ok()) AddLlamafileFindings(inner->mutable_report(), policy, *probe);
+      return inner;
+    } else if (probe->is_archive) {
+      llamafile = std::move(*probe);
+    }
+  }
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
       WholeFileReport(std::move(parsed), token_hashes, view, source, *sink, policy, deep);
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
+  if (llamafile) AddLlamafileFindings(out.report_, policy, *llamafile);
+  if (!probe_spent.ok()) StopAtBudget(out.report_, probe_spent, "the end of the file (a llamafile's ZIP)");
   return out;
 }
 

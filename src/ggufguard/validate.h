@@ -19,6 +19,7 @@
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/rules/loader_rules.h"
+#include "ggufguard/rules/sampling_rules.h"
 #include "ggufguard/rules/template_rules.h"
 
 namespace ggufguard {
@@ -48,6 +49,13 @@ struct Report {
   // The chat templates' digests, roots and folded names, computed by the
   // template rules under the policy's limits (renderers only print them).
   TemplateDigests templates;
+  // A llamafile (GG9166): where the GGUF member judged as the file starts in
+  // the file that carries it. Then file_size, every offset and the header
+  // are the member's. Empty for any other file.
+  std::optional<uint64_t> member_offset;
+  // The general.sampling.* settings and what llama.cpp makes of them
+  // (GG9163 judges them; renderers print them): at most twelve entries.
+  SamplingSettings sampling;
   // The policy's bound on every other list a renderer builds from the header
   // (templates): a report never grows with the number of items in a file.
   uint32_t max_list_entries = 100;

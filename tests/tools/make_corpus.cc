@@ -56,6 +56,7 @@
 #include "ggufguard/validate.h"
 #include "tests/support/gguf_writer.h"
 #include "tests/support/split_writer.h"
+#include "tests/support/zip_writer.h"
 #include "tests/tools/reproducer_policies.h"
 
 namespace {
@@ -363,9 +364,14 @@ struct ValidFile {
   std::vector<uint8_t> bytes;
 };
 
+GgufBuilder DflashDrafter(std::vector<int32_t> target_layers, uint32_t embedding_length);
+
 std::vector<ValidFile> ValidFiles() {
   std::vector<ValidFile> out;
   out.push_back({"minimal-llama.gguf", MinimalLlama().Build().bytes});
+  // GG9160/GG9161's neighbour: a drafter's header whose target layers and
+  // width llama.cpp takes.
+  out.push_back({"dflash-drafter-header.gguf", DflashDrafter({1, 9, 17}, 4096).Build().bytes});
   out.push_back({"empty-v3.gguf", GgufBuilder().Build().bytes});
   for (uint32_t t = 0; t < 13; ++t) {
     const auto type = static_cast<VT>(t);
@@ -597,6 +603,65 @@ void AddClipReproducers(std::map<RuleId, Reproducer>& r) {
                                              {"clip.vision.projector.scale_factor", GgufValue::U32(0)}}));
   add(RuleId::kClipFeatureLayer, ClipProjector({{"clip.vision.feature_layer", GgufValue::I32Array({5})}}));
   add(RuleId::kClipValueRefused, ClipProjector({{"clip.vision.patch_size", GgufValue::U32(0)}}));
+}
+
+// --- issue 40: drafters, loader cost, sampling, phi-3, token_embd, llamafiles
+
+// A DFlash drafter's header, with no tensor (a drafter shares its target's
+// embedding, and a header read alone has none to contradict the keys): the
+// keys its loader requires, the minimal llama's vocabulary, and
+// dflash.target_layers and embedding_length as given.
+GgufBuilder DflashDrafter(std::vector<int32_t> target_layers, uint32_t embedding_length) {
+  GgufBuilder b;
+  b.AddKv("general.architecture", GgufValue::Str("dflash"))
+      .AddKv("general.name", GgufValue::Str("dflash drafter"))
+      .AddKv("dflash.context_length", GgufValue::U32(128))
+      .AddKv("dflash.embedding_length", GgufValue::U32(embedding_length))
+      .AddKv("dflash.block_count", GgufValue::U32(1))
+      .AddKv("dflash.attention.head_count", GgufValue::U32(4))
+      .AddKv("dflash.attention.layer_norm_rms_epsilon", GgufValue::F32(1e-6f))
+      .AddKv("dflash.target_layers", GgufValue::I32Array(std::move(target_layers)));
+  for (const auto& [key, value] : MinimalLlamaKvs({}, 1)) {
+    if (key.rfind("tokenizer.", 0) == 0) b.AddKv(key, value);
+  }
+  return b;
+}
+
+// `n` distinct keys of a u8 each: ggml's gguf_init compares every pair.
+GgufBuilder ManyKeys(int n) {
+  GgufBuilder b;
+  for (int i = 0; i < n; ++i) b.AddKv("k." + std::to_string(i), GgufValue::U8(0));
+  return b;
+}
+
+// The minimal llama without token_embd.weight: a model sliced without it.
+GgufBuilder MinimalLlamaWithoutTokenEmbd() {
+  GgufBuilder b;
+  for (const auto& [key, value] : MinimalLlamaKvs({}, 1)) b.AddKv(key, value);
+  for (SplitTensor& t : MinimalLlamaTensors(1, {}, {})) {
+    if (t.name != "token_embd.weight") b.AddTensor(t.name, t.dims, t.ggml_type, TensorOptions{.data = std::move(t.data)});
+  }
+  return b;
+}
+
+// An APE-shaped stub, then a ZIP holding the minimal llama stored at a page
+// boundary, as llamafile's zipalign lays it out.
+std::vector<uint8_t> MinimalLlamafile() {
+  ggufguard::testing::ZipOptions options;
+  options.stub = ggufguard::testing::ApeStub();
+  return ggufguard::testing::BuildZip(
+      {ggufguard::testing::ZipEntry{"minimal-llama.gguf", MinimalLlama().Build().bytes, 0, false, 4096}}, options);
+}
+
+void AddLoadClassReproducers(std::map<RuleId, Reproducer>& r) {
+  auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
+  add(RuleId::kDrafterTargetLayer, DflashDrafter({1, 9, 4096}, kMinimalLlamaEmbd));
+  add(RuleId::kDrafterInputWidth, DflashDrafter({1, 2}, 0x80000000u));
+  add(RuleId::kLoaderScanCost, ManyKeys(1000));  // checked with max_loader_scan_ms = 1
+  add(RuleId::kSamplingValue, MinimalLlama({{"general.sampling.temp", GgufValue::Str("hot")}}));
+  add(RuleId::kPhi3TokenMissing, MinimalLlama({{"general.name", GgufValue::Str("Phi-3 minimal")}}));
+  add(RuleId::kMissingTokenEmbedding, MinimalLlamaWithoutTokenEmbd());
+  r[RuleId::kLlamafile].bytes = MinimalLlamafile();
 }
 
 std::map<RuleId, Reproducer> Reproducers() {
@@ -882,6 +947,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kControlVectorRefused, ControlVector({{"direction.0", kMinimalLlamaEmbd}}));
   add(RuleId::kControlVectorLayerRange, ControlVector({{"direction.2000000000", kMinimalLlamaEmbd}}));
   AddClipReproducers(r);
+  AddLoadClassReproducers(r);
   return r;
 }
 
@@ -1332,6 +1398,40 @@ std::vector<OracleRegression> PublicReports() {
 // Files ggufguard accepted and llama.cpp refuses, reported against ggufguard
 // (corpus/regressions/README.md names each): each must be rejected under the
 // default policy with `rule`.
+// Issue 40's classes, each after its public report (corpus/regressions/
+// README.md): rejected under the default policy with `rule`.
+std::vector<OracleRegression> LoadClassReports() {
+  std::vector<OracleRegression> out;
+  auto add = [&](std::string name, RuleId rule, const GgufBuilder& b) {
+    out.push_back({"report-" + name + ".gguf", rule, b.Build().bytes});
+  };
+  add("llamacpp-22105-dflash-target-layer-4096", RuleId::kDrafterTargetLayer,
+      DflashDrafter({1, 9, 4096}, 4096));
+  add("llamacpp-29286-dflash-width-wraps", RuleId::kDrafterInputWidth, DflashDrafter({1, 2}, 0x80000000u));
+  // 24,000 keys: about 1.15 s of gguf_init's key scan at 4 ns a pair.
+  add("issue-40-gguf-init-quadratic-scan", RuleId::kLoaderScanCost, ManyKeys(24000));
+  add("issue-40-phi3-name-without-endoftext", RuleId::kPhi3TokenMissing,
+      MinimalLlama({{"general.name", GgufValue::Str("Phi-3-mini-4k-instruct")}}));
+  add("issue-40-sliced-without-token-embd", RuleId::kMissingTokenEmbedding, MinimalLlamaWithoutTokenEmbd());
+  // The TurboQuant fork's TQ3_1S weights (type 46), which upstream ggml refuses.
+  add("turboquant-tq3-1s-type-46", RuleId::kUnknownGgmlType,
+      MinimalLlama({}, 1, {{"blk.0.ffn_down.weight", {46, std::vector<uint8_t>(64, 0)}}}));
+  return out;
+}
+
+// The classes whose finding is a warning under the default policy: each
+// file has `rule` under it and is rejected under strict.
+std::vector<OracleRegression> LoadClassWarnings() {
+  std::vector<OracleRegression> out;
+  out.push_back({"warn-issue-40-sampling-temp-hot-top-k-minus-one.gguf", RuleId::kSamplingValue,
+                 MinimalLlama({{"general.sampling.temp", GgufValue::Str("hot")},
+                               {"general.sampling.top_k", GgufValue::F32(-1.0f)}})
+                     .Build()
+                     .bytes});
+  out.push_back({"warn-issue-40-llamafile-stored-gguf.gguf", RuleId::kLlamafile, MinimalLlamafile()});
+  return out;
+}
+
 std::vector<OracleRegression> Misses() {
   std::vector<OracleRegression> out;
   // A held-out file: llama, no tensors, and neither a model's
@@ -1524,10 +1624,21 @@ int main(int argc, char** argv) {
   std::vector<OracleRegression> regressions = OracleRegressions();
   for (OracleRegression& reg : PublicReports()) regressions.push_back(std::move(reg));
   for (OracleRegression& reg : Misses()) regressions.push_back(std::move(reg));
+  for (OracleRegression& reg : LoadClassReports()) regressions.push_back(std::move(reg));
   for (const OracleRegression& reg : regressions) {
     ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, default_policy);
     if (report.valid() || !HasRule(report, reg.rule)) {
       Fail("regressions/" + reg.name + " is not rejected with " + ggufguard::RuleCode(reg.rule));
+    }
+    WriteFile(regressions_dir / reg.name, reg.bytes);
+    total += reg.bytes.size();
+    ++files;
+  }
+  for (const OracleRegression& reg : LoadClassWarnings()) {
+    if (!HasRule(ggufguard::ValidateBytes(reg.bytes, default_policy), reg.rule) ||
+        ggufguard::ValidateBytes(reg.bytes, ggufguard::StrictPolicy()).valid()) {
+      Fail("regressions/" + reg.name + " does not warn with " + ggufguard::RuleCode(reg.rule) +
+           " and fail under strict");
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();

@@ -46,6 +46,10 @@ inline ReproducerPolicy PolicyForReproducer(RuleId id) {
       r.policy.limits.max_header_memory_bytes = 1024;
       r.change = "max_header_memory_bytes = 1024 (default 256 MiB)";
       break;
+    case RuleId::kLoaderScanCost:
+      r.policy.limits.max_loader_scan_ms = 1;
+      r.change = "max_loader_scan_ms = 1 (default 1000: a header that slow to read is hundreds of KiB)";
+      break;
     case RuleId::kTensorDataNonFinite:
     case RuleId::kTensorDataUncheckable:
       r.deep = true;

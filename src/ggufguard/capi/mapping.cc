@@ -50,6 +50,12 @@ ggufguard_status ggufguard_map_fd(const ggufguard_report* report, int fd, ggufgu
     // overlap or an out-of-file tensor pass does not get a mapping either.
     const std::string& refusal = ggufguard::capi::TableRefusalOf(report);
     if (!refusal.empty()) return Fail(GGUFGUARD_ERR_NOT_VALID, absl::StrCat(refusal, ": the file is not mapped"));
+    // A llamafile (GG9166): the table is its member's, at offsets from the
+    // member's first byte, which a mapping of the whole file would misplace.
+    if (r->member_offset) {
+      return Fail(GGUFGUARD_ERR_NOT_VALID, "the file is a llamafile: its GGUF member was validated, not the file; "
+                                           "extract the .gguf to map it");
+    }
     struct stat st;
     if (fd < 0 || ::fstat(fd, &st) != 0) return Fail(GGUFGUARD_ERR_IO, absl::StrCat("bad descriptor ", fd));
     if (!S_ISREG(st.st_mode)) return Fail(GGUFGUARD_ERR_IO, "only a regular file can be mapped");

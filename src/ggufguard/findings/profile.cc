@@ -18,6 +18,11 @@ bool JudgesLlmSemantics(RuleId id) {
   switch (id) {
     case RuleId::kKvCacheEstimate:   // a KV cache from the hyperparameters
     case RuleId::kVocabSizeLimit:    // the vocabulary's size
+    case RuleId::kDrafterTargetLayer:      // 9160-9165 but GG9162 (ggml's own reader's cost):
+    case RuleId::kDrafterInputWidth:       // what llama.cpp's model and vocabulary loaders
+    case RuleId::kSamplingValue:           // and its sampler make of the metadata
+    case RuleId::kPhi3TokenMissing:
+    case RuleId::kMissingTokenEmbedding:
       return true;
     default:
       break;

@@ -99,6 +99,21 @@ inline constexpr std::string_view kGgmlTypeTableCommit = "ggml d99724f (2026-07)
 // "ggml d99724f (2026-07), 43 ids".
 std::string GgmlTypeTableVersion();
 
+// A type id that a fork of ggml writes into its own GGUF files, with no
+// meaning (or another one) upstream: what GG5007 and GG5008 say of an id
+// this table does not know. Read from each fork's ggml/include/ggml.h at the
+// commit named; an id no fork here uses has no entry. Never a size: a file
+// with such an id is judged unreadable, as upstream ggml refuses it.
+struct ForkGgmlType {
+  uint32_t id;
+  std::string_view fork;  // "TurboQuant (TheTom/llama-cpp-turboquant @00910b10)"
+  std::string_view name;  // the fork's name for it, "TQ3_1S"
+};
+// The fork that writes `id`, or nullptr. Ids are unique across the table
+// (a static_assert in types.cc checks it); where two forks use one id, the
+// table names the first it lists.
+const ForkGgmlType* FindForkGgmlType(uint32_t id);
+
 // nullptr for an id outside the table (unknown to this version).
 inline const GgmlTypeInfo* FindGgmlType(uint32_t id) {
   return id < kFirstUnknownGgmlType ? &kGgmlTypeTable[id] : nullptr;

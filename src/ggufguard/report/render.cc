@@ -66,6 +66,28 @@ void AddTemplates(const Report& r, Json& f) {
   f["templates_suppressed"] = r.templates.not_listed;
 }
 
+// The general.sampling.* settings and what llama.cpp uses of each (GG9163
+// judges them): every reply sampled with the file's defaults uses them.
+void AddSampling(const Report& r, Json& f) {
+  Json out = Json::array();
+  for (const SamplingSetting& s : r.sampling.listed) {
+    out.push_back({{"key", std::string(s.key)}, {"offset", s.offset}, {"written", s.written}, {"llama_cpp", s.llama_cpp}});
+  }
+  f["sampling"] = std::move(out);
+}
+
+// "temp=0.7 top_k=ignored": the settings as llama.cpp uses them, for the
+// text report and inspect.
+std::string SamplingLine(const Report& r) {
+  std::string out;
+  for (const SamplingSetting& s : r.sampling.listed) {
+    std::string_view name = s.key;
+    name.remove_prefix(std::string_view("general.sampling.").size());
+    absl::StrAppend(&out, out.empty() ? "" : " ", Sv(name), "=", s.llama_cpp);
+  }
+  return out;
+}
+
 // For each group of colliding keys (GG3011/GG3012), the value each kind of
 // reader would use (see loader_rules.h); bounded when validated.
 void AddKeyCollisions(const Report& r, Json& f) {
@@ -174,6 +196,7 @@ Json FileJson(const FileOutcome& o) {
   for (const std::string& item : r.not_checked) not_checked.push_back(EscapeForDisplay(item, kMaxPathBytes));
   f["not_checked"] = std::move(not_checked);
   if (!r.sha256.empty()) f["sha256"] = r.sha256;
+  if (r.member_offset) f["member_offset"] = *r.member_offset;
   f["header"] = HeaderJson(r);
   Json findings = Json::array();
   for (const Finding& x : r.findings) {
@@ -208,6 +231,7 @@ Json FileJson(const FileOutcome& o) {
   f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
   if (r.header_parsed) {
     AddTemplates(r, f);
+    AddSampling(r, f);
     AddKeyCollisions(r, f);
   }
   if (r.deep.ran) AddDeep(r, f);
@@ -250,6 +274,9 @@ std::string RenderTextFile(const FileOutcome& o) {
     const RuleInfo* info = FindRule(rule);
     absl::StrAppend(&out, label, ": note: ", count, " more ", RuleCode(rule), " ", Sv(info ? info->name : "unknown"),
                     " findings not listed\n");
+  }
+  if (!o.report->sampling.listed.empty()) {
+    absl::StrAppend(&out, label, ": sampling (as llama.cpp reads the file's defaults): ", SamplingLine(*o.report), "\n");
   }
   if (o.report->deep.ran) {
     const DeepSummary& d = o.report->deep;
@@ -403,6 +430,10 @@ std::string RenderInspect(std::string_view label, const Report& r) {
   const GgufHeader& h = r.header;
   std::string out;
   absl::StrAppend(&out, "file: ", EscapeLabelForText(label), "\n");
+  if (r.member_offset) {
+    absl::StrAppend(&out, "llamafile: the GGUF member at byte ", *r.member_offset,
+                    " of the file (GG9166); every offset below counts from it\n");
+  }
   absl::StrAppend(&out, "version: ", h.version, "  byte order: ", Sv(ByteOrderName(h.byte_order)),
                   "  tensors: ", h.tensor_count, "  kvs: ", h.kv_count, "  file size: ", r.file_size, "\n");
   if (h.data_offset_known) {
@@ -425,6 +456,12 @@ std::string RenderInspect(std::string_view label, const Report& r) {
     absl::StrAppendFormat(&out, "  %5d %-8s [%s] offset %d size %s  %s\n", i, type_name, shape,
                           t.absolute_known ? t.absolute_offset : t.relative_offset(),
                           t.size_known ? absl::StrCat(t.byte_size) : std::string("?"), EscapeForDisplay(t.name, 80));
+  }
+  if (!r.sampling.listed.empty()) {
+    absl::StrAppend(&out, "sampling defaults (what llama.cpp uses for every reply it samples with them):\n");
+    for (const SamplingSetting& s : r.sampling.listed) {
+      absl::StrAppendFormat(&out, "  @%-10d %s = %s -> %s\n", s.offset, Sv(s.key), s.written, s.llama_cpp);
+    }
   }
   if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");
   return out;

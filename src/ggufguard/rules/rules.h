@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/rules/sampling_rules.h"
 #include "ggufguard/rules/template_rules.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/rules/known_keys.h"
@@ -104,6 +105,20 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys);
 // roots, folded names) from the same analysis, so that no renderer analyses
 // a template again, and none with other limits than the policy's.
 void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests);
+// 9160, 9161, 9165: what llama.cpp's model loader makes of a drafter's
+// target layers and of a model without token_embd.weight
+// (model_load_rules.cc).
+void CheckModelLoad(RuleContext& ctx, const KeyIndex& keys);
+// Whether llama.cpp's loader for `arch` (a model architecture of the
+// generated table) requires token_embd.weight: GG9165, for one file and
+// for a split set.
+bool RequiresTokenEmbedding(std::string_view arch);
+// 9162: the tensor and key counts against what ggml's gguf_init spends on
+// its duplicate-name scan (loader_cost_rules.cc).
+void CheckLoaderCost(RuleContext& ctx);
+// 9163: general.sampling.* as llama.cpp reads them; fills the report's list
+// of them (sampling_rules.h) whatever the policy.
+void CheckSamplingSettings(RuleContext& ctx, const KeyIndex& keys, SamplingSettings* out);
 // 9150-9152: a LoRA adapter or control vector that llama.cpp refuses on its
 // own (adapter_rules.cc); against a base model: adapter/base_model.h.
 void CheckAdapter(RuleContext& ctx, const KeyIndex& keys);

@@ -43,6 +43,14 @@ void CheckAlignment(RuleContext& ctx) {
 
 namespace {
 
+// What GG5007/GG5008 add when a fork of ggml writes the id: the file is
+// likely that fork's, which upstream ggml and llama.cpp cannot read.
+std::string ForkTypeNote(uint32_t id) {
+  const ForkGgmlType* fork = FindForkGgmlType(id);
+  if (fork == nullptr) return "";
+  return absl::StrCat("; ", Sv(fork->fork), " writes ", Sv(fork->name), " at this id, so the file may be that fork's");
+}
+
 void CheckTensorName(const TensorInfo& t, RuleContext& ctx) {
   if (t.name.empty()) {
     ctx.sink.Add(RuleId::kEmptyTensorName, t.offset, "tensor with an empty name");
@@ -136,13 +144,14 @@ void CheckTensorInfos(RuleContext& ctx) {
       case TensorSizeReading::Problem::kUnknownTypeId:
         ctx.sink.AddLazy(RuleId::kUnknownGgmlType, t.type_offset(), [&] {
           return absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has ggml type id ", t.ggml_type,
-                              ", unknown to ", GgmlTypeTableVersion());
+                              ", unknown to ", GgmlTypeTableVersion(), ForkTypeNote(t.ggml_type),
+                              ": no size is assumed for it, and ggml's reader refuses the file");
         });
         continue;
       case TensorSizeReading::Problem::kRetiredType:
         ctx.sink.Add(RuleId::kRemovedGgmlType, t.type_offset(),
                      absl::StrCat("tensor '", EscapeForDisplay(t.name), "' has removed ggml type ", t.ggml_type, " (",
-                                  Sv(size.type->name), ", block size 0)"));
+                                  Sv(size.type->name), ", block size 0)", ForkTypeNote(t.ggml_type)));
         continue;
       default:
         break;

@@ -8,7 +8,10 @@
 // below are the loader's, read at the commit the table names.
 #include <algorithm>
 #include <array>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -205,6 +208,65 @@ void CheckRwkvNewline(RuleContext& ctx, const ArrayView& tokens) {
                             "memory runs out)"));
 }
 
+bool ContainsAny(std::string_view s, std::initializer_list<std::string_view> parts) {
+  for (std::string_view p : parts) {
+    if (s.find(p) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Whether `s`, lower-cased as std::tolower does in the "C" locale, contains
+// `lower` (lower-case ASCII): without the loader's copy of the name, which
+// a name of a gigabyte would make costly.
+bool ContainsLowered(std::string_view s, std::string_view lower) {
+  auto low = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < lower.size() && low(s[i + k]) == lower[k]) ++k;
+    if (k == lower.size()) return true;
+  }
+  return false;
+}
+
+// GG9164. The loader's last step sets per-token attributes by the file's
+// names: when general.name, lower-cased, contains "phi-3" or "phi3" (and
+// neither tokenizer.ggml.pre names a jina-v2 model nor the architecture is
+// nomic-bert-moe or jina-bert-v3, which take the branch before), it looks up
+// "</s>", then "<unk>", "<s>" and "<|endoftext|>" with token_to_id.at(), and
+// the first one the vocabulary lacks throws std::out_of_range
+// ("unordered_map::at"): the file does not load. A vocabulary without
+// those four (a byte-level BPE one, say) under a phi-3 name hits it.
+void CheckPhi3Tokens(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens) {
+  if (!ctx.sink.Enabled(RuleId::kPhi3TokenMissing) || tokens.element_type != ValueType::kString) return;
+  const KeyValue* name_kv = keys.Find("general.name");
+  const std::optional<std::string_view> name = StringOf(name_kv);
+  if (!name) return;  // absent: no name to match; another type: get_key throws (GG4004)
+  if (!ContainsLowered(*name, "phi-3") && !ContainsLowered(*name, "phi3")) return;
+  const std::optional<std::string_view> pre = StringOf(keys.Find("tokenizer.ggml.pre"));
+  const std::optional<std::string_view> arch = StringOf(keys.arch_kv());
+  if ((pre && ContainsAny(*pre, {"jina-v2-de", "jina-v2-es", "jina-v2-code"})) ||
+      (arch && ContainsAny(*arch, {"nomic-bert-moe", "jina-bert-v3"}))) {
+    return;
+  }
+  static constexpr std::string_view kLookedUp[] = {"</s>", "<unk>", "<s>", "<|endoftext|>"};
+  bool found[std::size(kLookedUp)] = {};
+  tokens.ForEachString(tokens.count, [&](uint64_t, std::string_view text, uint64_t) {
+    const std::string_view word = CString(text);  // gguf_get_arr_str, into a std::string
+    for (size_t i = 0; i < std::size(kLookedUp); ++i) found[i] = found[i] || word == kLookedUp[i];
+    return true;
+  });
+  for (size_t i = 0; i < std::size(kLookedUp); ++i) {
+    if (found[i]) continue;
+    ctx.sink.Add(RuleId::kPhi3TokenMissing, name_kv->value().offset,
+                 absl::StrCat("general.name '", EscapeForDisplay(*name, 80),
+                              "' makes llama.cpp's vocabulary loader treat this as a phi-3 vocabulary and look up "
+                              "</s>, <unk>, <s> and <|endoftext|> to set their strip attributes; it has no token '",
+                              EscapeForDisplay(kLookedUp[i]), "', so the lookup throws (unordered_map::at) and the "
+                              "file does not load"));
+    return;  // the first missing one throws
+  }
+}
+
 }  // namespace
 
 void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
@@ -240,6 +302,7 @@ void CheckVocabularyLoad(RuleContext& ctx, const KeyIndex& keys) {
   const uint64_t n_tokens = static_cast<uint32_t>(tokens_kv->value().array.count);  // read as a uint32_t
   if (model->vocab_type == "rwkv") CheckRwkvNewline(ctx, tokens_kv->value().array);
   CheckAddedTokens(ctx, keys, *model, pre, n_tokens);
+  CheckPhi3Tokens(ctx, keys, tokens_kv->value().array);
 }
 
 }  // namespace ggufguard

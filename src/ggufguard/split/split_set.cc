@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
 namespace {
@@ -163,6 +164,7 @@ void SplitSetJudge::CheckMetadataPlace(uint32_t number, const std::string& locat
       arch != nullptr && arch->type() == ValueType::kString ? arch->value().AsString() : std::string_view();
   if (number == 1) {
     architecture_ = std::string(own_arch);
+    first_location_ = location;
     return;
   }
   // Shard 1 absent or without an architecture: this shard's own names it.
@@ -216,6 +218,15 @@ SetReport SplitSetJudge::Finish() {
           absl::StrCat("split.tensors.count is ", claim.value, ", but the ", name_.count, " shards hold ",
                        tensors_seen_, " tensors: llama.cpp refuses the model"));
     }
+  }
+  // GG9165 for a split model: no shard holds token_embd.weight (each
+  // shard alone is not judged for it).
+  if (every_shard_parsed_ && !names_capped_ && name_.count > 1 && tensors_seen_ > 0 &&
+      RequiresTokenEmbedding(CString(architecture_)) && !tensor_shard_.contains("token_embd.weight")) {
+    Add(RuleId::kMissingTokenEmbedding, first_location_, 0,
+        absl::StrCat("none of the ", name_.count, " shards holds token_embd.weight, which llama.cpp's ",
+                     EscapeForDisplay(architecture_, 64),
+                     " loader requires (it throws \"tensor 'token_embd.weight' not found\")"));
   }
   if (names_capped_) {
     out_.not_checked.push_back(absl::StrCat("tensor names past the set's first ", policy_.limits.max_tensor_count,

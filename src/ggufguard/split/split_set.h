@@ -103,6 +103,7 @@ class SplitSetJudge {
   };
   std::vector<TotalClaim> total_claims_;
   std::string architecture_;  // shard 1's general.architecture, when a string
+  std::string first_location_;  // shard 1's, once read
   bool first_read_ = false;                      // shard 1's header parsed
   bool first_has_quantization_version_ = false;  // shard 1 has general.quantization_version
   bool first_has_quantized_tensor_ = false;      // then its own GG4013 speaks for the set

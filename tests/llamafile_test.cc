@@ -1,0 +1,186 @@
+// GG9166: a llamafile (an executable whose appended ZIP holds the GGUF model,
+// stored) is judged as the GGUF it carries, on every route that can read the
+// end of the file; what cannot be judged is said.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ggufguard/format/zip.h"
+#include "ggufguard/read/llamafile.h"
+#include "ggufguard/report/render.h"
+#include "ggufguard/validate.h"
+#include "tests/support/zip_writer.h"
+#include "tests/test_util.h"
+#include "tests/tiny_model.h"
+
+namespace ggufguard {
+namespace {
+
+using ::ggufguard::testing::ApeStub;
+using ::ggufguard::testing::BuildZip;
+using ::ggufguard::testing::HasFinding;
+using ::ggufguard::testing::HasRule;
+using ::ggufguard::testing::LacksRule;
+using ::ggufguard::testing::MakeTinyModel;
+using ::ggufguard::testing::ZipEntry;
+using ::ggufguard::testing::ZipOptions;
+
+std::vector<uint8_t> TinyGguf() { return MakeTinyModel().Build().bytes; }
+
+std::vector<uint8_t> Llamafile(std::vector<ZipEntry> entries, ZipOptions options = {}) {
+  if (options.stub.empty()) options.stub = ApeStub();
+  return BuildZip(entries, options);
+}
+
+ZipEntry Member(std::vector<uint8_t> data, std::string name = "tiny.gguf") {
+  return ZipEntry{std::move(name), std::move(data), 0, false, 4096};
+}
+
+std::string MessageOf(const Report& r, RuleId id) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == id) return f.message;
+  }
+  return "";
+}
+
+// The member's report, without GG9166, must be the GGUF file's own.
+void ExpectJudgedAsTheMember(const Report& wrapped, const Report& plain) {
+  std::vector<testing::RuleAt> got = testing::RulesAtExcept(wrapped, RuleId::kLlamafile);
+  EXPECT_EQ(got, testing::RulesAt(plain));
+  EXPECT_EQ(wrapped.has_errors, plain.has_errors);
+  EXPECT_EQ(wrapped.file_size, plain.file_size);
+  EXPECT_EQ(wrapped.header.tensors.size(), plain.header.tensors.size());
+}
+
+TEST(LlamafileTest, AStoredMemberIsJudgedAsTheFile) {
+  const std::vector<uint8_t> gguf = TinyGguf();
+  const std::vector<uint8_t> file = Llamafile({Member(gguf)});
+  const Report r = ValidateBytes(file, DefaultPolicy());
+  ASSERT_TRUE(r.member_offset.has_value());
+  EXPECT_EQ(*r.member_offset % 4096, 0u);  // the data lies where the writer aligned it
+  EXPECT_TRUE(std::equal(gguf.begin(), gguf.end(), file.begin() + static_cast<ptrdiff_t>(*r.member_offset)));
+  EXPECT_TRUE(HasFinding(r, RuleId::kLlamafile, 0)) << testing::Describe(r);
+  EXPECT_NE(MessageOf(r, RuleId::kLlamafile).find("an Actually Portable Executable"), std::string::npos)
+      << MessageOf(r, RuleId::kLlamafile);
+  EXPECT_NE(MessageOf(r, RuleId::kLlamafile).find("member 'tiny.gguf'"), std::string::npos);
+  EXPECT_TRUE(r.valid());  // a warning: the model is fine
+  EXPECT_EQ(r.verdict(), Report::Verdict::kValid);
+  EXPECT_FALSE(ValidateBytes(file, StrictPolicy()).valid());  // strict: an executable is an error
+  ExpectJudgedAsTheMember(r, ValidateBytes(gguf, DefaultPolicy()));
+  // Through a source (a path, a remote file): the same report.
+  MemorySource source(file);
+  absl::StatusOr<ValidatedFile> read = ValidateSource(source, DefaultPolicy());
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(testing::RulesAt(read->report()), testing::RulesAt(r));
+  EXPECT_EQ(read->report().member_offset, r.member_offset);
+  // JSON says where the member is.
+  const FileOutcome o{"x.llamafile", &r, ""};
+  EXPECT_NE(RenderJson({o}, "default").find(absl::StrCat("\"member_offset\": ", *r.member_offset)), std::string::npos);
+}
+
+TEST(LlamafileTest, TheMembersFindingsAreTheMembers) {
+  // A model with an error inside a llamafile: the same error, at the same
+  // (member-relative) offset, and the file is invalid.
+  testing::TinyModel m = MakeTinyModel();
+  m.Set("llama.block_count", testing::GgufValue::U32(513));
+  const std::vector<uint8_t> gguf = m.Build().bytes;
+  const Report plain = ValidateBytes(gguf, DefaultPolicy());
+  ASSERT_FALSE(plain.valid());
+  const Report r = ValidateBytes(Llamafile({Member(gguf)}), DefaultPolicy());
+  EXPECT_FALSE(r.valid());
+  ExpectJudgedAsTheMember(r, plain);
+}
+
+TEST(LlamafileTest, ArchiveShapesTheReaderTakes) {
+  const std::vector<uint8_t> gguf = TinyGguf();
+  const Report plain = ValidateBytes(gguf, DefaultPolicy());
+  ZipOptions cat;  // cat stub archive.zip > file: offsets count from the archive
+  cat.offsets_from_archive = true;
+  ZipOptions zip64;
+  zip64.zip64 = true;
+  ZipOptions both = zip64;
+  both.offsets_from_archive = true;
+  both.comment = "a comment that holds PK\x05\x06 inside it";
+  for (const ZipOptions& o : {cat, zip64, both}) {
+    const Report r = ValidateBytes(Llamafile({ZipEntry{"README", {'h', 'i'}}, Member(gguf)}, o), DefaultPolicy());
+    EXPECT_TRUE(r.member_offset.has_value()) << testing::Describe(r);
+    ExpectJudgedAsTheMember(r, plain);
+  }
+  // Names end in .gguf in any case; a plain ZIP (no executable) too.
+  ZipOptions plain_zip;
+  plain_zip.stub = {};
+  const std::vector<uint8_t> zip = BuildZip({Member(gguf, "MODEL.GGUF")}, plain_zip);
+  const Report r = ValidateBytes(zip, DefaultPolicy());
+  EXPECT_NE(MessageOf(r, RuleId::kLlamafile).find("a ZIP archive"), std::string::npos) << MessageOf(r, RuleId::kLlamafile);
+  ExpectJudgedAsTheMember(r, plain);
+}
+
+TEST(LlamafileTest, WhatIsNotJudgedIsSaid) {
+  const std::vector<uint8_t> gguf = TinyGguf();
+  auto refused = [](const std::vector<uint8_t>& file, const std::string& why) {
+    const Report r = ValidateBytes(file, DefaultPolicy());
+    EXPECT_FALSE(r.member_offset.has_value());
+    EXPECT_TRUE(HasRule(r, RuleId::kBadMagic)) << why;  // the file itself is no GGUF
+    EXPECT_NE(MessageOf(r, RuleId::kLlamafile).find(why), std::string::npos) << MessageOf(r, RuleId::kLlamafile);
+    EXPECT_FALSE(r.valid());
+  };
+  ZipEntry deflated = Member(gguf);
+  deflated.method = 8;
+  refused(Llamafile({deflated}), "compressed (ZIP method 8)");
+  ZipEntry encrypted = Member(gguf);
+  encrypted.encrypted = true;
+  refused(Llamafile({encrypted}), "is encrypted");
+  refused(Llamafile({ZipEntry{"README", {'h', 'i'}}}), "holds no .gguf member");
+  refused(Llamafile({Member({'n', 'o', 't', ' ', 'g', 'g', 'u', 'f'})}), "does not start with the GGUF magic");
+  ZipOptions lying;
+  lying.entries_delta = 1;
+  refused(Llamafile({Member(gguf)}, lying), "its end record says 2");
+  // A member that is itself a llamafile is not opened again.
+  refused(Llamafile({Member(Llamafile({Member(gguf)}))}), "does not start with the GGUF magic");
+  // Two models: the first is judged, the second is listed as not checked.
+  const Report two = ValidateBytes(Llamafile({Member(gguf, "a.gguf"), Member(gguf, "b.gguf")}), DefaultPolicy());
+  EXPECT_TRUE(two.member_offset.has_value());
+  ASSERT_EQ(two.not_checked.size(), 1u);
+  EXPECT_NE(two.not_checked[0].find("1 more .gguf member"), std::string::npos) << two.not_checked[0];
+  EXPECT_EQ(two.verdict(), Report::Verdict::kInconclusive);
+}
+
+TEST(LlamafileTest, AnyFileThatIsNoArchiveIsLeftAlone) {
+  // Bad magic and no ZIP: GG2001 alone, as before.
+  std::vector<uint8_t> junk(1000, 'x');
+  const Report r = ValidateBytes(junk, DefaultPolicy());
+  EXPECT_TRUE(HasRule(r, RuleId::kBadMagic));
+  EXPECT_TRUE(LacksRule(r, RuleId::kLlamafile));
+  // A GGUF file is never probed, whatever its end holds.
+  const std::vector<uint8_t> gguf = TinyGguf();
+  EXPECT_TRUE(LacksRule(ValidateBytes(gguf, DefaultPolicy()), RuleId::kLlamafile));
+  // An end record whose comment length does not reach the end is no record.
+  std::vector<uint8_t> fake = {'P', 'K', 5, 6};
+  fake.resize(22, 0);
+  fake[20] = 9;  // a comment of 9 bytes that is not there
+  MemorySource source(fake);
+  absl::StatusOr<ZipDirectory> dir = ReadZipDirectory(source);
+  ASSERT_TRUE(dir.ok());
+  EXPECT_FALSE(dir->found);
+}
+
+TEST(LlamafileTest, ASubrangeReadsOnlyItsBytes) {
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8};
+  MemorySource inner(bytes);
+  SubrangeSource sub(inner, 2, 4);
+  EXPECT_EQ(sub.size(), 4u);
+  uint8_t out[4] = {};
+  ASSERT_TRUE(sub.ReadAt(0, absl::MakeSpan(out)).ok());
+  EXPECT_EQ(out[0], 3);
+  EXPECT_EQ(out[3], 6);
+  EXPECT_FALSE(sub.ReadAt(1, absl::MakeSpan(out)).ok());  // one byte past its end
+  EXPECT_FALSE(sub.ReadAt(UINT64_MAX, absl::MakeSpan(out)).ok());
+  EXPECT_EQ(sub.Memory().size(), 4u);
+  EXPECT_EQ(sub.Memory()[0], 3);
+}
+
+}  // namespace
+}  // namespace ggufguard
