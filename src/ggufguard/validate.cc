@@ -11,6 +11,7 @@
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/read/data_pass.h"
 #include "ggufguard/rules/rules.h"
+#include "ggufguard/runtimes/runtime_rules.h"
 
 namespace ggufguard {
 
@@ -48,6 +49,7 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckLoaderAsserts(ctx, keys);
   CheckAdapter(ctx, keys);
   CheckClipProjector(ctx, keys);
+  CheckRuntimes(ctx, keys, &report.runtime_issues);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
@@ -77,10 +79,16 @@ void StopAtBudget(Report& report, const absl::Status& spent, std::string_view wh
   report.not_checked.push_back(absl::StrCat(Sv(what_was_left), ": ", spent.message()));
 }
 
+// What each judged runtime would do, from everything the report holds.
+void JudgeReportRuntimes(Report& report, const Policy& policy) {
+  report.runtimes = JudgeRuntimes(policy, report.findings, report.suppressed, report.runtime_issues);
+}
+
 void CloseReport(Report& report, FindingSink& sink) {
   report.has_errors = sink.has_errors();
   report.suppressed = sink.suppressed();
   report.findings = sink.TakeSorted();
+  JudgeReportRuntimes(report, sink.policy());
 }
 
 // --deep runs whenever the header parsed, even with findings: the plan
@@ -150,6 +158,8 @@ bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) {
   ++counted->second;
   return false;
 }
+
+void ValidatedFile::Rejudge(const Policy& policy) { JudgeReportRuntimes(report_, policy); }
 
 void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
   Finding finding{rule, policy.SeverityOf(rule), offset, std::move(message)};
