@@ -42,13 +42,22 @@ class MarkdownWriter final : public ReportWriter {
     const Report::Verdict verdict = r.verdict();
     ++(verdict == Report::Verdict::kValid ? valid_ : verdict == Report::Verdict::kInvalid ? invalid_ : inconclusive_);
     waived_ += r.waived.size();
-    if (r.findings.empty() && r.waived.empty() && r.triage_notes.empty() && r.not_checked.empty()) return;
+    if (r.findings.empty() && r.waived.empty() && r.triage_notes.empty() && r.not_checked.empty() &&
+        !RuntimesWorthShowing(r)) {
+      return;
+    }
     absl::StrAppend(&section, "### ", MarkdownCode(o.label), ": ",
                     verdict == Report::Verdict::kValid     ? "valid"
                     : verdict == Report::Verdict::kInvalid ? "**invalid**"
                                                            : "**inconclusive**",
                     "\n\n");
     for (const std::string& item : r.not_checked) absl::StrAppend(&section, "- not checked: ", MarkdownCode(item), "\n");
+    if (RuntimesWorthShowing(r)) {
+      for (const RuntimeVerdict& v : r.runtimes) {
+        absl::StrAppend(&section, "- runtime", v.required ? " (required)" : "", ": ",
+                        MarkdownCode(RuntimeVerdictText(v, !r.not_checked.empty())), "\n");
+      }
+    }
     size_t listed = 0;
     for (const Finding& f : r.findings) {
       Count(f.severity);
