@@ -21,6 +21,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
@@ -46,7 +47,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P]\n"
-    "                      [--profile P] [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
+    "                      [--profile P]... [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
@@ -61,7 +62,7 @@ struct ScanOptions {
   unsigned jobs = 0;  // 0: every core
   std::string format = "jsonl";
   std::string policy = "default";
-  std::optional<std::string> profile;  // --profile
+  std::vector<std::string> profiles;  // --profile, once or more
   WalkOptions walk;
   std::optional<std::string> files_from;
   std::optional<bool> nul;
@@ -111,7 +112,7 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
     } else if (a == "--profile") {
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
-      o.profile = *v;
+      o.profiles.push_back(*v);
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -490,7 +491,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << kScanUsage;
     return kExitValid;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profiles);
   if (!policy) return kExitUsage;
   if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
@@ -498,7 +499,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (triage->NeedsHash()) o->hash = true;  // matching by file hash
   std::optional<ResultCache> cache;
   if (!o->cache.empty()) {
-    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""));
+    absl::StatusOr<ResultCache> c = ResultCache::Open(o->cache, o->policy, o->deep, absl::StrJoin(o->profiles, ","));
     if (!c.ok()) {
       err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
       return kExitUsage;
