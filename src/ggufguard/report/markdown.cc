@@ -52,12 +52,6 @@ class MarkdownWriter final : public ReportWriter {
                                                            : "**inconclusive**",
                     "\n\n");
     for (const std::string& item : r.not_checked) absl::StrAppend(&section, "- not checked: ", MarkdownCode(item), "\n");
-    if (RuntimesWorthShowing(r)) {
-      for (const RuntimeVerdict& v : r.runtimes) {
-        absl::StrAppend(&section, "- runtime", v.required ? " (required)" : "", ": ",
-                        MarkdownCode(RuntimeVerdictText(v, !r.not_checked.empty())), "\n");
-      }
-    }
     size_t listed = 0;
     for (const Finding& f : r.findings) {
       Count(f.severity);
@@ -73,6 +67,13 @@ class MarkdownWriter final : public ReportWriter {
       absl::StrAppend(&section, "- waived (", w.by, " ", MarkdownCode(w.reason), "): ", Line(w.finding), "\n");
     }
     for (const std::string& note : r.triage_notes) absl::StrAppend(&section, "- note: ", MarkdownCode(note), "\n");
+    // What each runtime would do (docs/runtimes.md), after the findings.
+    if (RuntimesWorthShowing(r)) {
+      for (const RuntimeVerdict& v : r.runtimes) {
+        absl::StrAppend(&section, "- runtime", v.required ? " (required)" : "", ": ",
+                        MarkdownCode(RuntimeVerdictText(v, !r.not_checked.empty())), "\n");
+      }
+    }
     sections_.push_back(std::move(section));
   }
 
