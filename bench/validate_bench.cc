@@ -61,6 +61,7 @@
 #include "ggufguard/parse/parser.h"
 #include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/rules/rules.h"
+#include "ggufguard/runtimes/runtime_rules.h"
 #include "ggufguard/validate.h"
 
 // Every operator new in this process, counted. Single-threaded benchmarks,
@@ -402,6 +403,12 @@ constexpr NamedFamily kFamilies[] = {
      }},
     {"tensor_allocation", [](RuleContext& c, const KeyIndex&) { CheckTensorAllocation(c); }},
     {"data_layout", [](RuleContext& c, const KeyIndex&) { benchmark::DoNotOptimize(CheckDataLayout(c)); }},
+    {"runtimes",
+     [](RuleContext& c, const KeyIndex& k) {
+       std::vector<RuntimeIssue> issues;
+       CheckRuntimes(c, k, &issues);
+       benchmark::DoNotOptimize(issues.size());
+     }},
 };
 
 // One family over the parsed header, with a fresh sink each time (what a
@@ -463,6 +470,22 @@ void BM_ValidateMemory(benchmark::State& state, const Input* in) {
   SetCounters(state, *in);
 }
 
+// The same validation under named profiles (issue 40): --profile llama.cpp
+// against --profile all, whose ratio the issue bounds at 1.5.
+void BM_ValidateMemoryProfiles(benchmark::State& state, const Input* in, const char* profile) {
+  Policy policy = DefaultPolicy();
+  std::string bad;
+  if (!NameProfiles({std::string(profile)}, &policy, &bad)) {
+    state.SkipWithError("unknown profile");
+    return;
+  }
+  for (auto _ : state) {
+    Report r = ValidateBytes(in->file, policy);
+    benchmark::DoNotOptimize(r.has_errors);
+  }
+  SetCounters(state, *in);
+}
+
 void BM_ValidateMemorySource(benchmark::State& state, const Input* in) {
   AllocationCount allocs;
   for (auto _ : state) {
@@ -516,6 +539,9 @@ void Register(const Input* in) {
   benchmark::RegisterBenchmark(name("rules/all").c_str(), BM_AllRules, in);
   benchmark::RegisterBenchmark(name("validate/memory").c_str(), BM_ValidateMemory, in);
   benchmark::RegisterBenchmark(name("validate/memory_source").c_str(), BM_ValidateMemorySource, in);
+  benchmark::RegisterBenchmark(name("validate/memory/profile_llama.cpp").c_str(), BM_ValidateMemoryProfiles, in,
+                               "llama.cpp");
+  benchmark::RegisterBenchmark(name("validate/memory/profile_all").c_str(), BM_ValidateMemoryProfiles, in, "all");
   benchmark::RegisterBenchmark(name("validate/path").c_str(), BM_ValidatePath, in);
 }
 

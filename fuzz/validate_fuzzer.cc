@@ -23,6 +23,11 @@
 //     and unchecked) than the tensors hold, lists at most the cap (plus the
 //     "in all" line) per tensor, and its JSON (when it found something)
 //     renders and parses back;
+//   - the runtime verdicts (runtimes/verdicts.h): unnamed, one per runtime,
+//     none required, a reason for each that does not load, no runtime rule
+//     finding but GG9212; under --profile all (one input in four), every
+//     runtime required, a runtime that does not load making the file
+//     invalid, and never more lenient than the default policy;
 //   - an adapter (a LoRA adapter or control vector) judged against a fixed
 //     base model (--base, adapter/base_model.h): the report keeps every
 //     promise above, keeps every finding it had, and adds only GG9153-GG9158,
@@ -43,6 +48,25 @@
 
 namespace ggufguard::fuzz {
 namespace {
+
+void CheckRuntimeVerdicts(const Report& r, bool named) {
+  GGUFGUARD_FUZZ_CHECK(r.runtimes.size() == 5, "not one verdict per runtime: " + std::to_string(r.runtimes.size()));
+  for (const RuntimeVerdict& v : r.runtimes) {
+    const std::string name(ProfileName(v.runtime));
+    GGUFGUARD_FUZZ_CHECK(v.required == named, name + ": required " + std::to_string(v.required));
+    GGUFGUARD_FUZZ_CHECK((v.outcome == RuntimeOutcome::kLoads) == !v.rule.has_value(), name + ": rule without outcome");
+    GGUFGUARD_FUZZ_CHECK(v.outcome == RuntimeOutcome::kLoads || !v.reason.empty(), name + ": no reason");
+    CheckPrintable(v.reason, "RuntimeVerdict::reason");
+    // A required runtime that would not load the file makes it invalid.
+    GGUFGUARD_FUZZ_CHECK(!named || v.outcome == RuntimeOutcome::kLoads || r.has_errors,
+                         name + " does not load the file, which is valid under --profile all: " + v.reason);
+  }
+  if (named) return;
+  for (const Finding& f : r.findings) {
+    GGUFGUARD_FUZZ_CHECK(!RuntimeOfRule(f.rule) || RuntimeRuleAlwaysReported(f.rule),
+                         "a runtime rule's finding with no profile named: " + RuleCode(f.rule));
+  }
+}
 
 void CheckText(const Report& r) {
   std::vector<FileOutcome> outcomes = {FileOutcome{"fuzz-input", &r, ""}};
@@ -263,6 +287,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   GGUFGUARD_FUZZ_CHECK(lenient.header_parsed == strict.header_parsed, "policies parse differently");
   GGUFGUARD_FUZZ_CHECK(lenient.valid() || !strict.valid(),
                        "strict accepts what default rejects:" + FindingsString(lenient.findings));
+
+  CheckRuntimeVerdicts(lenient, /*named=*/false);
+  if (InputHash(data, size) % 4 == 1) {
+    static const Policy all = [] {
+      Policy p = DefaultPolicy();
+      std::string bad;
+      NameProfiles({"all"}, &p, &bad);
+      return p;
+    }();
+    const Report every = ValidateBytes(bytes, all);
+    CheckReport(every, bytes, bytes, all);
+    CheckRuntimeVerdicts(every, /*named=*/true);
+    GGUFGUARD_FUZZ_CHECK(lenient.valid() || !every.valid(),
+                         "--profile all accepts what default rejects:" + FindingsString(lenient.findings));
+  }
 
   CheckDeep(bytes, lenient, InputHash(data, size));
   CheckAgainstBase(bytes, lenient, default_policy);

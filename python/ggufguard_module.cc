@@ -33,6 +33,15 @@ struct Finding {
   std::string message;
 };
 
+// What one runtime would do with the file (ggufguard_runtime_verdict).
+struct RuntimeVerdict {
+  std::string runtime, verdict;
+  bool required;
+  std::optional<std::string> rule;  // None when it loads
+  uint64_t offset;
+  std::string reason, judged_at;
+};
+
 // Names are str, or bytes where they are not UTF-8 (an invalid file's, or
 // one a policy let through): never a UnicodeDecodeError.
 struct Tensor {
@@ -70,6 +79,7 @@ struct Report {
   std::vector<Tensor> tensors;
   py::dict metadata;
   std::optional<DeepSummary> deep;  // deep=True and the header parsed
+  std::vector<RuntimeVerdict> runtimes;
 };
 
 struct FreeReport {
@@ -235,6 +245,13 @@ Report Convert(const ggufguard_report* r) {
     Check(ggufguard_finding_at(r, i, &f));
     out.findings.push_back({f.rule, f.name, SeverityName(f.severity), f.offset, f.message});
   }
+  for (size_t i = 0; i < ggufguard_runtime_count(r); ++i) {
+    ggufguard_runtime_verdict v;
+    Check(ggufguard_runtime_at(r, i, &v));
+    out.runtimes.push_back({v.runtime, v.verdict, v.required != 0,
+                            v.rule ? std::optional<std::string>(v.rule) : std::nullopt, v.offset, v.reason,
+                            v.judged_at});
+  }
   for (size_t i = 0; i < ggufguard_tensor_count(r); ++i) {
     ggufguard_tensor t;
     Check(ggufguard_tensor_at(r, i, &t));
@@ -358,6 +375,15 @@ PYBIND11_MODULE(ggufguard, m) {
       .def("__repr__", [](const Finding& f) {
         return "<Finding " + f.rule + " " + f.name + " " + f.severity + " at " + std::to_string(f.offset) + ">";
       });
+  py::class_<RuntimeVerdict>(m, "RuntimeVerdict")
+      .def_readonly("runtime", &RuntimeVerdict::runtime)
+      .def_readonly("verdict", &RuntimeVerdict::verdict)
+      .def_readonly("required", &RuntimeVerdict::required)
+      .def_readonly("rule", &RuntimeVerdict::rule)
+      .def_readonly("offset", &RuntimeVerdict::offset)
+      .def_readonly("reason", &RuntimeVerdict::reason)
+      .def_readonly("judged_at", &RuntimeVerdict::judged_at)
+      .def("__repr__", [](const RuntimeVerdict& v) { return "<RuntimeVerdict " + v.runtime + " " + v.verdict + ">"; });
   py::class_<Tensor>(m, "Tensor")
       .def_readonly("name", &Tensor::name)
       .def_readonly("type", &Tensor::type)
@@ -398,6 +424,7 @@ PYBIND11_MODULE(ggufguard, m) {
       .def_readonly("tensors", &Report::tensors)
       .def_readonly("metadata", &Report::metadata)
       .def_readonly("deep", &Report::deep)
+      .def_readonly("runtimes", &Report::runtimes)
       .def("__bool__", [](const Report& r) { return r.valid; })
       .def("__repr__", [](const Report& r) {
         return std::string("<Report ") + (r.valid ? "valid" : "invalid") + ", " + std::to_string(r.findings.size()) +

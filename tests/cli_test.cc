@@ -225,6 +225,10 @@ TEST_F(CliTest, TextLinesFollowTheFormat) {
   const auto finding = ::testing::MatchesRegex("[^:]+:[0-9]+: (error|warning|info) GG[0-9]{4} [a-z0-9-]+: .+");
   const auto verdict =
       ::testing::MatchesRegex("[^:]+: (valid|invalid) \\([0-9]+ errors, [0-9]+ warnings, [0-9]+ notes\\)");
+  // What a runtime would do (docs/runtimes.md), when one would not load a file.
+  const auto runtime = ::testing::MatchesRegex(
+      "[^:]+: runtime (\\(required\\) )?(llama\\.cpp|ollama|vllm|mistral\\.rs|candle) "
+      "(loads|inconclusive|(refuses|hangs|crashes) \\(GG[0-9]{4} [a-z0-9-]+ at byte [0-9]+\\): .+)");
   int findings = 0, verdicts = 0;
   std::vector<std::string> seen_rules;
   for (const std::string& line : Lines(r.out)) {
@@ -236,6 +240,8 @@ TEST_F(CliTest, TextLinesFollowTheFormat) {
       seen_rules.push_back(line.substr(line.find(" GG") + 1, 6));
     } else if (::testing::Value(line, verdict)) {
       ++verdicts;
+    } else if (::testing::Value(line, runtime)) {
+      EXPECT_EQ(label, *invalid_) << line;  // the valid file loads everywhere: no runtime line
     } else {
       ADD_FAILURE() << "line in neither format: " << line;
     }

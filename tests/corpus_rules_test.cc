@@ -96,7 +96,10 @@ const std::set<RuleId>& NoReproducer() {
       // An adapter against its base model: corpus/adapters/ holds a pair
       // for each (tests/loader_rules_test.cc, AdapterAgainstItsBaseModel).
       RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
-      RuleId::kAdapterBaseExpertCount, RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
+      RuleId::kAdapterBaseExpertCount, RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer,
+      // ollama's 16 MiB / 64 Mi-element reader limits need a file too large
+      // to commit (tests/runtime_profiles_test.cc builds one in memory).
+      RuleId::kOllamaReaderLimit};
   return kSetRules;
 }
 

@@ -222,6 +222,22 @@ GGUFGUARD_API ggufguard_status ggufguard_finding_at(const ggufguard_report* repo
  * together; they count toward validity as the listed ones do). */
 GGUFGUARD_API uint64_t ggufguard_report_findings_suppressed(const ggufguard_report* report);
 
+/* What each runtime would do with the file (docs/runtimes.md): every runtime
+ * under a policy that names no profile, the runtimes it names otherwise
+ * (a policy JSON's "profile": "vllm" or ["ollama", "candle"], or "all"). */
+typedef struct ggufguard_runtime_verdict {
+  const char* runtime;   /* "llama.cpp", "ollama", "vllm", "mistral.rs", "candle" */
+  const char* verdict;   /* "loads", "refuses", "hangs", "crashes", or "inconclusive" (loads as far as was read) */
+  int required;          /* 1 when the policy names the runtime: a refusal is then an error finding too */
+  const char* rule;      /* the rule the verdict rests on ("GG9212"), or NULL when it loads */
+  uint64_t offset;       /* where that rule fired; 0 when it loads */
+  const char* reason;    /* what the runtime would say; "" when it loads; may quote escaped file bytes */
+  const char* judged_at; /* the sources and commits the verdict is judged from */
+} ggufguard_runtime_verdict;
+GGUFGUARD_API size_t ggufguard_runtime_count(const ggufguard_report* report);
+GGUFGUARD_API ggufguard_status ggufguard_runtime_at(const ggufguard_report* report, size_t index,
+                                                    ggufguard_runtime_verdict* out);
+
 /* ---- The deep check's results (reports of ggufguard_validate_*_deep) ---- */
 
 /* 1 when the tensor data was checked (a *_deep validation whose header

@@ -71,6 +71,17 @@ struct Finding {
   std::string message;
 };
 
+// What one runtime would do with the file (ggufguard_runtime_verdict).
+struct RuntimeVerdict {
+  std::string runtime;  // "llama.cpp", "ollama", "vllm", "mistral.rs", "candle"
+  std::string verdict;  // "loads", "refuses", "hangs", "crashes", "inconclusive"
+  bool required;        // the policy names it: a refusal is then an error finding too
+  std::string rule;     // "GG9212"; empty when it loads
+  uint64_t offset;
+  std::string reason;   // what the runtime would say (escaped file bytes)
+  std::string judged_at;
+};
+
 // The check of the tensor data (ValidateDeep): totals, and per tensor
 // (those with bad values first; at most the policy's max_list_entries).
 struct DeepTensor {
@@ -123,6 +134,17 @@ class Report {
       ggufguard_finding f;
       Check(ggufguard_finding_at(get(), i, &f));
       out.push_back({f.rule, f.name, static_cast<ggufguard_severity>(f.severity), f.offset, f.message});
+    }
+    return out;
+  }
+
+  // Every runtime's verdict when the policy names none, the named ones' otherwise.
+  std::vector<RuntimeVerdict> runtimes() const {
+    std::vector<RuntimeVerdict> out;
+    for (size_t i = 0, n = ggufguard_runtime_count(get()); i < n; ++i) {
+      ggufguard_runtime_verdict v;
+      Check(ggufguard_runtime_at(get(), i, &v));
+      out.push_back({v.runtime, v.verdict, v.required != 0, v.rule ? v.rule : "", v.offset, v.reason, v.judged_at});
     }
     return out;
   }

@@ -420,3 +420,21 @@ def test_route_sweep_no_pass_on_bytes_not_validated(tmp_path):
         assert by_bytes == nameless, (name, by_bytes)
         if name != "control-valid.gguf":
             assert "valid" not in (by_path, by_bytes), name
+
+
+def test_runtime_verdicts():
+    # eos_token_id 0xFFFFFFFF: llama.cpp reads "no token", mistral.rs refuses
+    # (GG9221). Unnamed it is only mistral.rs's verdict; named, an error.
+    tokens = [f"t{i}" for i in range(8)]
+    data = gguf([kv("general.architecture", 8, "llama"), kv("tokenizer.ggml.model", 8, "llama"),
+                 kv("tokenizer.ggml.tokens", 9, tokens, elem=8), kv("tokenizer.ggml.eos_token_id", 4, 0xFFFFFFFF)])
+    report = ggufguard.validate(data)
+    by_name = {v.runtime: v for v in report.runtimes}
+    assert sorted(by_name) == ["candle", "llama.cpp", "mistral.rs", "ollama", "vllm"]
+    assert by_name["mistral.rs"].verdict == "refuses" and by_name["mistral.rs"].rule == "GG9221"
+    assert not by_name["mistral.rs"].required and "mistral.rs" in by_name["mistral.rs"].judged_at
+    assert by_name["llama.cpp"].verdict == "loads" and by_name["llama.cpp"].rule is None
+    assert "GG9221" not in [f.rule for f in report.findings]
+    named = ggufguard.validate(data, policy=json.dumps({"profile": "mistral.rs"}))
+    assert [v.runtime for v in named.runtimes] == ["mistral.rs"] and named.runtimes[0].required
+    assert not named.valid and "GG9221" in [f.rule for f in named.findings]

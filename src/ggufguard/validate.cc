@@ -12,6 +12,7 @@
 #include "ggufguard/read/data_pass.h"
 #include "ggufguard/read/llamafile.h"
 #include "ggufguard/rules/rules.h"
+#include "ggufguard/runtimes/runtime_rules.h"
 
 namespace ggufguard {
 
@@ -52,6 +53,7 @@ void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Pol
   CheckModelLoad(ctx, keys);
   CheckLoaderCost(ctx);
   CheckSamplingSettings(ctx, keys, &report.sampling);
+  CheckRuntimes(ctx, keys, &report.runtime_issues);
   const size_t max_list = policy.limits.max_list_entries;
   report.key_collisions =
       FindKeyReadings(header, keys.groups(), max_list, max_list, &report.key_collisions_suppressed);
@@ -81,10 +83,16 @@ void StopAtBudget(Report& report, const absl::Status& spent, std::string_view wh
   report.not_checked.push_back(absl::StrCat(Sv(what_was_left), ": ", spent.message()));
 }
 
+// What each judged runtime would do, from everything the report holds.
+void JudgeReportRuntimes(Report& report, const Policy& policy) {
+  report.runtimes = JudgeRuntimes(policy, report.findings, report.suppressed, report.runtime_issues);
+}
+
 void CloseReport(Report& report, FindingSink& sink) {
   report.has_errors = sink.has_errors();
   report.suppressed = sink.suppressed();
   report.findings = sink.TakeSorted();
+  JudgeReportRuntimes(report, sink.policy());
 }
 
 // --deep runs whenever the header parsed, even with findings: the plan
@@ -200,6 +208,7 @@ Report ValidateBytes(absl::Span<const uint8_t> file, const Policy& policy, const
 }
 
 bool ValidatedFile::CountFinding(const Policy& policy, RuleId rule) { return CountFindingIn(report_, policy, rule); }
+void ValidatedFile::Rejudge(const Policy& policy) { JudgeReportRuntimes(report_, policy); }
 
 void ValidatedFile::ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
   ListFindingIn(report_, policy, rule, offset, std::move(message));

@@ -21,6 +21,7 @@
 #include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/rules/sampling_rules.h"
 #include "ggufguard/rules/template_rules.h"
+#include "ggufguard/runtimes/verdicts.h"
 
 namespace ggufguard {
 
@@ -80,6 +81,12 @@ struct Report {
   // and why a finding that one of them named still stands (an expired entry).
   std::vector<WaivedFinding> waived;
   std::vector<std::string> triage_notes;
+  // What each runtime the policy judges would do with the file
+  // (runtimes/verdicts.h), made from the findings and from what the runtime
+  // rules found (runtime_issues: kept apart, since a runtime that was not
+  // named makes no finding of its refusals).
+  std::vector<RuntimeIssue> runtime_issues;
+  std::vector<RuntimeVerdict> runtimes;
 
   // What this report's verdict does not cover, one human-readable item each
   // ("bytes 4096 to 1000000 (padding, tensor data, trailing bytes): --header-only");
@@ -166,12 +173,14 @@ class ValidatedFile {
   // cap, in the report's order.
   void AddFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message) {
     if (CountFinding(policy, rule)) ListFinding(policy, rule, offset, std::move(message));
+    Rejudge(policy);
   }
   // The same, building the message only for a finding that is listed: a
   // crafted file may make a million findings of one rule.
   template <typename MakeMessage>
   void AddFindingLazy(const Policy& policy, RuleId rule, uint64_t offset, MakeMessage&& make) {
     if (CountFinding(policy, rule)) ListFinding(policy, rule, offset, make());
+    Rejudge(policy);
   }
   // A file whose header could not be read within a budget (`spent`, for
   // which IsBudgetSpent holds): no finding, nothing judged, verdict
@@ -194,6 +203,8 @@ class ValidatedFile {
   // disables it, or when it is past the per-rule cap (then it is counted).
   bool CountFinding(const Policy& policy, RuleId rule);
   void ListFinding(const Policy& policy, RuleId rule, uint64_t offset, std::string message);
+  // The runtimes' verdicts again, after a finding added outside the rules.
+  void Rejudge(const Policy& policy);
 
   // The prefix's memory, left uninitialised (each read overwrites what it
   // fills) and huge-page backed from a few hundred KiB up.

@@ -63,6 +63,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ggufguard::Policy;
+using ggufguard::Profile;
 using ggufguard::RuleId;
 using ggufguard::testing::DataFill;
 using ggufguard::testing::GgufBuilder;
@@ -664,6 +665,53 @@ void AddLoadClassReproducers(std::map<RuleId, Reproducer>& r) {
   r[RuleId::kLlamafile].bytes = MinimalLlamafile();
 }
 
+// --- runtime rules (GG9200-GG9299) ------------------------------------------
+
+// A vocabulary of `n` tokens ("t0", "t1", ...) with the special token ids
+// given, for the tokenizer-side runtime rules.
+GgufBuilder Vocabulary(uint32_t n, const KvOverrides& extra) {
+  std::vector<std::string> tokens;
+  for (uint32_t i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i));
+  const KvOverrides kvs = WithOverrides({{"general.architecture", GgufValue::Str("llama")},
+                                         {"tokenizer.ggml.model", GgufValue::Str("llama")},
+                                         {"tokenizer.ggml.tokens", GgufValue::StrArray(tokens)}},
+                                        extra);
+  GgufBuilder b;
+  for (const auto& [key, value] : kvs) b.AddKv(key, value);
+  return b;
+}
+
+// Each checked under the profile of the rule's runtime (reproducer_policies.h).
+// GG9200 needs a string over 16 MiB or an array of 64 Mi elements, too large
+// to commit: tests/runtime_profiles_test.cc builds its cases in memory.
+void AddRuntimeReproducers(std::map<RuleId, Reproducer>& r) {
+  auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
+  auto model = [] {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"));
+    return b;
+  };
+  add(RuleId::kOllamaTensorType, model().AddTensor("a.weight", {256}, 34));  // TQ1_0
+  add(RuleId::kVllmReaderRefused, model().AddKv("GGUF.version", GgufValue::U32(3)));
+  add(RuleId::kVllmTensorType, model().AddTensor("a.weight", {64}, 42));  // Q2_0
+  add(RuleId::kVllmDimensionInt32,
+      model().AddTensor("a.weight", {1}, 0, TensorOptions{.written_dims = std::vector<uint64_t>{uint64_t{1} << 31}}));
+  // 30,000 u8 elements: 1.2 s at gguf-py's measured 40 us each, over the
+  // reproducer policy's max_gguf_py_parse_seconds of 1.
+  add(RuleId::kVllmParserCost, model().AddKv("x.values", GgufValue::U8Array(std::vector<uint8_t>(30000, 1))));
+  {
+    GgufBuilder b;
+    b.AddKv("general.name", GgufValue::Str("no architecture"));
+    add(RuleId::kMistralRsArchitecture, b);
+  }
+  add(RuleId::kMistralRsSpecialToken, Vocabulary(8, {{"tokenizer.ggml.eos_token_id", GgufValue::U32(0xFFFFFFFFu)}}));
+  add(RuleId::kMistralRsTensorType, model().AddTensor("a.weight", {64}, 42));  // Q2_0
+  add(RuleId::kMistralRsTokenizer, Vocabulary(8, {{"tokenizer.ggml.model", GgufValue::Str("bert")},
+                                                  {"tokenizer.ggml.eos_token_id", GgufValue::U32(1)}}));
+  add(RuleId::kCandleTensorType, model().AddTensor("a.weight", {256}, 23));  // IQ4_XS
+  add(RuleId::kCandleAlignmentZero, model().AddKv("general.alignment", GgufValue::U32(0)));
+}
+
 std::map<RuleId, Reproducer> Reproducers() {
   std::map<RuleId, Reproducer> r;
   auto add = [&](RuleId id, const GgufBuilder& b) { r[id].bytes = b.Build().bytes; };
@@ -948,6 +996,7 @@ std::map<RuleId, Reproducer> Reproducers() {
   add(RuleId::kControlVectorLayerRange, ControlVector({{"direction.2000000000", kMinimalLlamaEmbd}}));
   AddClipReproducers(r);
   AddLoadClassReproducers(r);
+  AddRuntimeReproducers(r);
   return r;
 }
 
@@ -987,6 +1036,8 @@ std::vector<PolicyFile> PolicyFiles() {
   "max_header_bytes": 0, "min_alignment": 1, "max_alignment": 1, "max_findings_per_rule": 0,
   "max_chat_template_bytes": 0, "max_kv_cache_bytes": 0, "max_vocab_size": 0, "max_header_memory_bytes": 0}}
 )json"},
+      // Every runtime named: the file must load in each (docs/runtimes.md).
+      {"all-runtimes.json", R"json({"base": "default", "profile": "all"})json" "\n"},
       // The fatal rules turned off or down: the report must stay consistent.
       {"permissive.json", R"json({"severities": {"GG1001": "info", "GG6002": "warning", "GG5011": "info"},
   "disable": ["GG2001", "GG3001", "GG6003", "tensor-misaligned"], "limits": {"max_findings_per_rule": 1}}
@@ -1010,7 +1061,10 @@ const std::set<RuleId>& Untriggerable() {
       RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch,
       RuleId::kSplitNameUnloadable,  // a first shard's name, not its bytes (tests/lone_shard_test.cc)
       RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
-      RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
+      RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer,
+      // ollama's reader limits (16 MiB strings, 64 Mi elements) need a file
+      // too large to commit: tests/runtime_profiles_test.cc builds one.
+      RuleId::kOllamaReaderLimit};
   return kSetRules;
 }
 
@@ -1395,6 +1449,38 @@ std::vector<OracleRegression> PublicReports() {
   return out;
 }
 
+// The issue 40 classes of a runtime other than llama.cpp, each from a public
+// report (corpus/regressions/README.md and the rule's page name it), written
+// by our own writer: each must be an error under --profile of its runtime,
+// and GG9212 under the default policy too.
+struct RuntimeReport {
+  std::string name;
+  RuleId rule;
+  Profile runtime;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<RuntimeReport> RuntimeReports() {
+  std::vector<RuntimeReport> out;
+  // mistral.rs #2282 (2026-06): eos_token_id 0xFFFFFFFF in a small vocabulary;
+  // llama.cpp reads it as "no token", mistral.rs before v0.8.23 indexed the
+  // vocabulary with it and panicked (it now refuses the file).
+  out.push_back({"runtime-mistralrs-2282-eos-token-id-unset.gguf", RuleId::kMistralRsSpecialToken, Profile::kMistralRs,
+                 Vocabulary(32, {{"tokenizer.ggml.eos_token_id", GgufValue::U32(0xFFFFFFFFu)}}).Build().bytes});
+  // CVE-2026-53923: a dimension above 2^31, truncated to int by vLLM's GGUF
+  // kernels. The file also holds too few bytes for the tensor (GG9001); with
+  // --header-only --file-size it is GG9212 alone.
+  {
+    GgufBuilder b;
+    b.AddKv("general.architecture", GgufValue::Str("llama"));
+    b.AddTensor("token_embd.weight", {64}, 1,
+                TensorOptions{.written_dims = std::vector<uint64_t>{64, (uint64_t{1} << 31) + 64}});
+    out.push_back({"runtime-vllm-cve-2026-53923-dimension-int32.gguf", RuleId::kVllmDimensionInt32, Profile::kVllm,
+                   b.Build().bytes});
+  }
+  return out;
+}
+
 // Files ggufguard accepted and llama.cpp refuses, reported against ggufguard
 // (corpus/regressions/README.md names each): each must be rejected under the
 // default policy with `rule`.
@@ -1639,6 +1725,28 @@ int main(int argc, char** argv) {
         ggufguard::ValidateBytes(reg.bytes, ggufguard::StrictPolicy()).valid()) {
       Fail("regressions/" + reg.name + " does not warn with " + ggufguard::RuleCode(reg.rule) +
            " and fail under strict");
+    }
+    WriteFile(regressions_dir / reg.name, reg.bytes);
+    total += reg.bytes.size();
+    ++files;
+  }
+  for (const RuntimeReport& reg : RuntimeReports()) {
+    Policy named = default_policy;
+    std::string bad;
+    if (!ggufguard::NameProfiles({std::string(ggufguard::ProfileName(reg.runtime))}, &named, &bad)) {
+      Fail("regressions/" + reg.name + ": no profile " + bad);
+    }
+    // Under its runtime's profile; unnamed, only GG9212 is a finding.
+    const Policy policies[] = {named, default_policy};
+    for (const Policy& policy : policies) {
+      const bool is_named = &policy == &policies[0];
+      ggufguard::Report report = ggufguard::ValidateBytes(reg.bytes, policy);
+      const bool must_fire = is_named || ggufguard::RuntimeRuleAlwaysReported(reg.rule);
+      if (must_fire != HasRule(report, reg.rule) || (must_fire && report.valid())) {
+        Fail("regressions/" + reg.name + (must_fire ? " is not rejected with " : " has ") +
+             ggufguard::RuleCode(reg.rule) + " under " + policy.name +
+             (is_named ? " --profile " + std::string(ggufguard::ProfileName(reg.runtime)) : ""));
+      }
     }
     WriteFile(regressions_dir / reg.name, reg.bytes);
     total += reg.bytes.size();

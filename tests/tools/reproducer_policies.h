@@ -12,6 +12,7 @@
 
 #include "ggufguard/findings/policy.h"
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/findings/runtime_effects.h"
 
 namespace ggufguard::corpus {
 
@@ -64,7 +65,20 @@ inline ReproducerPolicy PolicyForReproducer(RuleId id) {
       r.policy.profile = Profile::kGguf;
       r.change = "--profile gguf (llama.cpp accepts a file without its last padding; ggml's no_alloc=false reader does not)";
       break;
+    case RuleId::kVllmParserCost:
+      r.policy.limits.max_gguf_py_parse_seconds = 1;
+      r.policy.profile = Profile::kVllm;
+      r.policy.profiles_named = true;
+      r.change = "--profile vllm and max_gguf_py_parse_seconds = 1 (default 120 s: a header that costs it cannot be "
+                 "committed)";
+      break;
     default:
+      // A runtime rule is a finding when its runtime's profile is named.
+      if (const std::optional<Profile> runtime = RuntimeOfRule(id); runtime && !RuntimeRuleAlwaysReported(id)) {
+        r.policy.profile = *runtime;
+        r.policy.profiles_named = true;
+        r.change = "--profile RUNTIME (a runtime rule is a finding when its runtime must load the file)";
+      }
       break;
   }
   return r;

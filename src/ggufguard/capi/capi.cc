@@ -81,6 +81,7 @@ struct ggufguard_report {
 
   std::vector<std::string> finding_codes;
   std::vector<std::string> finding_names;
+  std::vector<std::string> runtime_rules;  // per Report::runtimes entry: its rule's code, or ""
   // The trusted tensor table, copied out of the header once it passed
   // TableRefusal (names point into tensor_names): a buffer report's getters
   // then read nothing more from the caller's bytes. Empty, with the reason in
@@ -186,6 +187,9 @@ ggufguard_status Finish(std::unique_ptr<ggufguard_report> r, ggufguard_report** 
     r->finding_codes.push_back(ggufguard::RuleCode(f.rule));
     const ggufguard::RuleInfo* info = ggufguard::FindRule(f.rule);
     r->finding_names.emplace_back(info ? info->name : std::string_view("unknown"));
+  }
+  for (const ggufguard::RuntimeVerdict& v : report.runtimes) {
+    r->runtime_rules.push_back(v.rule ? ggufguard::RuleCode(*v.rule) : std::string());
   }
   r->table_refusal = TableRefusal(report);
   if (r->table_refusal.empty()) {
@@ -645,6 +649,26 @@ ggufguard_status ggufguard_finding_at(const ggufguard_report* report, size_t ind
     out->severity = static_cast<int>(f.severity);
     out->offset = f.offset;
     out->message = f.message.c_str();
+    return GGUFGUARD_OK;
+  });
+}
+
+size_t ggufguard_runtime_count(const ggufguard_report* report) { return report ? report->report->runtimes.size() : 0; }
+
+ggufguard_status ggufguard_runtime_at(const ggufguard_report* report, size_t index, ggufguard_runtime_verdict* out) {
+  return Guard([&] {
+    if (report == nullptr || out == nullptr) return Fail(GGUFGUARD_ERR_INVALID_ARGUMENT, "NULL report or out");
+    const std::vector<ggufguard::RuntimeVerdict>& runtimes = report->report->runtimes;
+    if (index >= runtimes.size()) return Fail(GGUFGUARD_ERR_RANGE, absl::StrCat("no runtime verdict ", index));
+    const ggufguard::RuntimeVerdict& v = runtimes[index];
+    // Names from static tables: NUL-terminated where they are defined.
+    out->runtime = ggufguard::ProfileName(v.runtime).data();
+    out->verdict = ggufguard::RuntimeVerdictName(v, !report->report->not_checked.empty()).data();
+    out->required = v.required ? 1 : 0;
+    out->rule = v.rule ? report->runtime_rules[index].c_str() : nullptr;
+    out->offset = v.offset;
+    out->reason = v.reason.c_str();
+    out->judged_at = v.judged_at.c_str();
     return GGUFGUARD_OK;
   });
 }

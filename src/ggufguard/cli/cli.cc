@@ -31,11 +31,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
-    "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
+    "                          [--profile P]... [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
     "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
     "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
     "                          [--base MODEL] FILE... | -\n"
-    "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
+    "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P]... [--all-files]\n"
     "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [--cache DIR] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
@@ -46,13 +46,15 @@ constexpr char kUsage[] =
     "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget,\n"
     "            a missing shard)\n"
     "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n"
-    "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n";
+    "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n"
+    "--profile P: llama.cpp, gguf, ollama, vllm, mistral.rs, candle or all (every runtime), given once or more: the\n"
+    "  file must load in each runtime named (a refusal is an error); without it, the report says what each would do.\n";
 
 struct Options {
   std::string command;
   std::string format = "text";
   std::string policy = "default";
-  std::optional<std::string> profile;  // --profile: overrides the policy's (llama.cpp by default)
+  std::vector<std::string> profiles;  // --profile, once or more: override the policy's (llama.cpp by default)
   std::optional<bool> hash;  // default: on for standard input, off for paths
   bool fail_fast = false;
   bool header_only = false;
@@ -108,7 +110,7 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
     } else if (a == "--profile") {
       std::string v;
       if (!value(&v)) return std::nullopt;
-      o.profile = v;  // checked with the policy
+      o.profiles.push_back(v);  // checked with the policy
     } else if (a == "--max-bytes" || a == "--max-stdin-bytes") {  // the second: its name before streaming
       std::string v;
       if (!value(&v)) return std::nullopt;
@@ -181,7 +183,7 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::ostr
 }  // namespace
 
 std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
-                                       const std::optional<std::string>& profile, std::string* policy_text) {
+                                       const std::vector<std::string>& profiles, std::string* policy_text) {
   std::optional<Policy> policy;
   if (name == "default") {
     policy = DefaultPolicy();
@@ -196,13 +198,10 @@ std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& er
     }
     policy = *std::move(p);
   }
-  if (profile) {
-    std::optional<Profile> parsed = ParseProfile(*profile);
-    if (!parsed) {
-      err << "ggufguard: unknown profile '" << EscapeForDisplay(*profile) << "' (llama.cpp or gguf)\n";
-      return std::nullopt;
-    }
-    policy->profile = *parsed;
+  std::string bad;
+  if (!profiles.empty() && !NameProfiles(profiles, &*policy, &bad)) {
+    err << "ggufguard: unknown profile '" << EscapeForDisplay(bad) << "' (" << ProfileNamesForHelp() << ")\n";
+    return std::nullopt;
   }
   return policy;
 }
@@ -366,7 +365,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << "' (text, json, sarif, markdown or cyclonedx)\n";
     return kExitUsage;
   }
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profiles);
   if (!policy) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
   if (!triage) return kExitUsage;

@@ -40,11 +40,13 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 // --policy: a built-in name or a policy file; on failure says why on `err`
 // (escaped) and returns nullopt, a usage error.
-// `profile` (--profile), when given, replaces the policy's profile. With
-// `policy_text`, a policy file's bytes as parsed go there (what scan's cache
-// keys the policy by: the bytes that decided, not a second read).
+// `profiles` (--profile, given once or more), when not empty, replace the
+// policy's profiles and name them: the file must load in each runtime among
+// them (Policy::profiles_named). With `policy_text`, a policy file's bytes as
+// parsed go there (what scan's cache keys the policy by: the bytes that
+// decided, not a second read).
 std::optional<Policy> LoadPolicyForCli(const std::string& name, std::ostream& err,
-                                       const std::optional<std::string>& profile = std::nullopt,
+                                       const std::vector<std::string>& profiles = {},
                                        std::string* policy_text = nullptr);
 
 }  // namespace ggufguard

@@ -21,6 +21,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
@@ -47,7 +48,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kScanUsage[] =
     "usage: ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P]\n"
-    "                      [--profile P] [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
+    "                      [--profile P]... [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
@@ -62,7 +63,7 @@ struct ScanOptions {
   unsigned jobs = 0;  // 0: every core
   std::string format = "jsonl";
   std::string policy = "default";
-  std::optional<std::string> profile;  // --profile
+  std::vector<std::string> profiles;  // --profile, once or more
   WalkOptions walk;
   std::optional<std::string> files_from;
   std::optional<bool> nul;
@@ -112,7 +113,7 @@ std::optional<ScanOptions> ParseScanArgs(const std::vector<std::string>& args, s
     } else if (a == "--profile") {
       std::optional<std::string> v = value();
       if (!v) return std::nullopt;
-      o.profile = *v;
+      o.profiles.push_back(*v);
     } else if (a == "--files-from") {
       if (o.files_from) {
         err << "ggufguard scan: --files-from given twice (one list; join them with cat)\n";
@@ -497,7 +498,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitValid;
   }
   std::string policy_text;  // a policy file's bytes as parsed, for the cache's key
-  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profile, &policy_text);
+  std::optional<Policy> policy = LoadPolicyForCli(o->policy, err, o->profiles, &policy_text);
   if (!policy) return kExitUsage;
   if (!LoadRemoteToken(&o->remote, err)) return kExitUsage;
   std::optional<Triage> triage = LoadTriageForCli(o->suppressions, o->baseline, err);
@@ -506,7 +507,7 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::optional<ResultCache> cache;
   if (!o->cache.empty()) {
     absl::StatusOr<ResultCache> c =
-        ResultCache::Open(o->cache, o->policy, o->deep, o->profile.value_or(""), &policy_text);
+        ResultCache::Open(o->cache, o->policy, o->deep, absl::StrJoin(o->profiles, ","), &policy_text);
     if (!c.ok()) {
       err << "ggufguard scan: " << EscapeForDisplay(std::string(c.status().message()), kMaxPathBytes) << "\n";
       return kExitUsage;

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/types/span.h"
+
 #include "ggufguard/findings/profile.h"
 #include "ggufguard/findings/rule_catalog.h"
 
@@ -45,14 +47,43 @@ struct Policy {
   std::array<bool, 10000> disabled{};
   // What the file is judged as (profile.h): orthogonal to the severities, so
   // `--policy strict --profile gguf` is the spec's letter for a container.
+  // `profile` is the first profile; `more_profiles` the others named with it
+  // (--profile given again, --profile all). A rule runs when any of them runs
+  // it.
   Profile profile = Profile::kLlamaCpp;
+  ProfileSet more_profiles;
+  // The profiles were named by the user (--profile, a policy file's
+  // "profile"): each runtime among them must load the file, so what it
+  // refuses, hangs or crashes on is an error (SeverityOf), and the report
+  // judges those runtimes only. Unnamed, the report says what every runtime
+  // would do and the severities are the catalog's.
+  bool profiles_named = false;
 
-  bool Enabled(RuleId id) const { return !disabled[static_cast<uint16_t>(id)] && ProfileRuns(profile, id); }
+  ProfileSet profiles() const {
+    ProfileSet s(profile);
+    s.Add(more_profiles);
+    return s;
+  }
+  // The runtimes the file must load in; empty when no profile was named.
+  ProfileSet RequiredRuntimes() const {
+    return profiles_named ? profiles().Intersect(ProfileSet::Runtimes()) : ProfileSet();
+  }
+  // The runtimes the report gives a verdict for: the required ones when
+  // profiles were named, every runtime otherwise.
+  ProfileSet JudgedRuntimes() const { return profiles_named ? RequiredRuntimes() : ProfileSet::Runtimes(); }
+  bool Runs(RuleId id) const;
+  bool Enabled(RuleId id) const { return !disabled[static_cast<uint16_t>(id)] && Runs(id); }
   Severity SeverityOf(RuleId id) const;
 };
 
 Policy DefaultPolicy();
 Policy StrictPolicy();
+
+// Makes `names` (profile names, or "all": every runtime) the policy's
+// profiles, as named by the user: the first is `profile`, the others
+// `more_profiles`, and profiles_named is set. False, with the first name that
+// is neither in *bad, for an unknown name or an empty list.
+bool NameProfiles(absl::Span<const std::string> names, Policy* policy, std::string* bad);
 
 }  // namespace ggufguard
 

@@ -141,9 +141,19 @@ absl::StatusOr<Policy> ParsePolicyJson(std::string_view text, std::string_view o
             severity == "error" ? Severity::kError : severity == "warning" ? Severity::kWarning : Severity::kInfo;
       }
     } else if (field == "profile") {
-      std::optional<Profile> profile = value.is_string() ? ParseProfile(value.get<std::string>()) : std::nullopt;
-      if (!profile) return Bad(origin, field, "expected \"llama.cpp\" or \"gguf\"");
-      p.profile = *profile;
+      // One profile name, or a list of them, as --profile given once or more.
+      std::vector<std::string> names;
+      if (value.is_string()) names.push_back(value.get<std::string>());
+      if (value.is_array()) {
+        for (const Json& name : value) {
+          if (!name.is_string()) return Bad(origin, field, "expected a profile name or a list of them");
+          names.push_back(name.get<std::string>());
+        }
+      }
+      std::string bad;
+      if (!NameProfiles(names, &p, &bad)) {
+        return Bad(origin, field, absl::StrCat("expected ", Sv(ProfileNamesForHelp()), ", or a list of them"));
+      }
     } else if (field == "disable") {
       if (!value.is_array()) return Bad(origin, field, absl::StrCat("expected an array, got ", TypeOf(value)));
       for (size_t i = 0; i < value.size(); ++i) {

@@ -1,14 +1,25 @@
 #include "ggufguard/findings/profile.h"
 
-namespace ggufguard {
+#include <array>
 
-std::string_view ProfileName(Profile p) { return p == Profile::kGguf ? "gguf" : "llama.cpp"; }
+namespace ggufguard {
+namespace {
+
+constexpr std::array<std::string_view, kProfileCount> kNames = {"llama.cpp", "gguf",       "ollama",
+                                                                 "vllm",      "mistral.rs", "candle"};
+
+}  // namespace
+
+std::string_view ProfileName(Profile p) { return kNames[static_cast<size_t>(p)]; }
 
 std::optional<Profile> ParseProfile(std::string_view name) {
-  if (name == "llama.cpp") return Profile::kLlamaCpp;
-  if (name == "gguf") return Profile::kGguf;
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (name == kNames[i]) return static_cast<Profile>(i);
+  }
   return std::nullopt;
 }
+
+std::string_view ProfileNamesForHelp() { return "llama.cpp, gguf, ollama, vllm, mistral.rs, candle or all"; }
 
 bool JudgesLlmSemantics(RuleId id) {
   const auto n = static_cast<uint16_t>(id);

@@ -130,6 +130,11 @@ class CycloneDxWriter final : public ReportWriter {
       card["modelParameters"] = {{"modelArchitecture", *arch}};
     }
     c["modelCard"] = std::move(card);
+    // What each judged runtime would do with the model (runtimes/verdicts.h).
+    for (const RuntimeVerdict& v : r.runtimes) {
+      prop(absl::StrCat("ggufguard:runtime:", Sv(ProfileName(v.runtime))),
+           RuntimeVerdictText(v, !r.not_checked.empty()));
+    }
     c["properties"] = std::move(props);
     components_.push_back(std::move(c));
 

@@ -65,7 +65,10 @@ class MarkdownWriter final : public ReportWriter {
     const Report::Verdict verdict = r.verdict();
     ++(verdict == Report::Verdict::kValid ? valid_ : verdict == Report::Verdict::kInvalid ? invalid_ : inconclusive_);
     waived_ += r.waived.size();
-    if (r.findings.empty() && r.waived.empty() && r.triage_notes.empty() && r.not_checked.empty()) return;
+    if (r.findings.empty() && r.waived.empty() && r.triage_notes.empty() && r.not_checked.empty() &&
+        !RuntimesWorthShowing(r)) {
+      return;
+    }
     absl::StrAppend(&section, "### ", MarkdownCode(o.label), ": ",
                     verdict == Report::Verdict::kValid     ? "valid"
                     : verdict == Report::Verdict::kInvalid ? "**invalid**"
@@ -88,6 +91,13 @@ class MarkdownWriter final : public ReportWriter {
     }
     for (const std::string& note : r.triage_notes) {
       absl::StrAppend(&section, "- note: ", MarkdownCodeOfEscaped(note), "\n");
+    }
+    // What each runtime would do (docs/runtimes.md), after the findings.
+    if (RuntimesWorthShowing(r)) {
+      for (const RuntimeVerdict& v : r.runtimes) {
+        absl::StrAppend(&section, "- runtime", v.required ? " (required)" : "", ": ",
+                        MarkdownCode(RuntimeVerdictText(v, !r.not_checked.empty())), "\n");
+      }
     }
     sections_.push_back(std::move(section));
   }

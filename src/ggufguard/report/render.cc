@@ -1,6 +1,7 @@
 #include "ggufguard/report/render.h"
 #include "ggufguard/report/render_set.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -175,6 +176,22 @@ std::string TransferNote(const FileOutcome& o) {
   return absl::StrCat(" [remote: ", o.transfer->requests, " requests, ", o.transfer->bytes, " bytes transferred]");
 }
 
+// Each judged runtime's verdict (runtimes/verdicts.h).
+Json RuntimesJson(const Report& r) {
+  Json out = Json::array();
+  const bool partial = !r.not_checked.empty();
+  for (const RuntimeVerdict& v : r.runtimes) {
+    out.push_back({{"runtime", ProfileName(v.runtime)},
+                   {"verdict", RuntimeVerdictName(v, partial)},
+                   {"required", v.required},
+                   {"rule", v.rule ? Json(RuleCode(*v.rule)) : Json(nullptr)},
+                   {"offset", v.rule ? Json(v.offset) : Json(nullptr)},
+                   {"reason", v.reason},
+                   {"judged_at", v.judged_at}});
+  }
+  return out;
+}
+
 // One input's entry of the JSON report, also one line of `scan`'s output.
 // Every string in it is printable ASCII: file bytes, paths and I/O errors
 // (which name the path) go through EscapeForDisplay, so no consumer that
@@ -229,6 +246,7 @@ Json FileJson(const FileOutcome& o) {
   f["suppressed"] = std::move(suppressed);
   Counts c = CountFindings(r);
   f["summary"] = {{"errors", c.errors}, {"warnings", c.warnings}, {"infos", c.infos}};
+  f["runtimes"] = RuntimesJson(r);
   if (r.header_parsed) {
     AddTemplates(r, f);
     AddSampling(r, f);
@@ -249,6 +267,22 @@ std::string EscapeLabelForText(std::string_view path) {
   // EscapeForDisplay leaves ':' as is and writes none of its own but in
   // what it copies, so each one left came from the path.
   return absl::StrReplaceAll(EscapeForDisplay(path, kMaxPathBytes), {{":", "\\x3a"}});
+}
+
+bool RuntimesWorthShowing(const Report& report) {
+  return std::any_of(report.runtimes.begin(), report.runtimes.end(), [](const RuntimeVerdict& v) {
+    return v.required || v.outcome != RuntimeOutcome::kLoads;
+  });
+}
+
+std::string RuntimeVerdictText(const RuntimeVerdict& v, bool partial) {
+  std::string out = absl::StrCat(Sv(ProfileName(v.runtime)), " ", Sv(RuntimeVerdictName(v, partial)));
+  if (v.rule) {
+    const RuleInfo* info = FindRule(*v.rule);
+    absl::StrAppend(&out, " (", RuleCode(*v.rule), " ", Sv(info ? info->name : "unknown"), " at byte ", v.offset,
+                    "): ", v.reason);
+  }
+  return out;
 }
 
 std::string RenderTextFile(const FileOutcome& o) {
@@ -282,6 +316,12 @@ std::string RenderTextFile(const FileOutcome& o) {
     const DeepSummary& d = o.report->deep;
     absl::StrAppend(&out, label, ": deep: ", d.checked_tensors, " tensors, ", d.checked_bytes, " bytes checked, ",
                     d.bad_values, " non-finite values", d.unchecked_bytes ? absl::StrCat(", ", d.unchecked_bytes, " bytes not checked") : "", "\n");
+  }
+  if (RuntimesWorthShowing(*o.report)) {
+    const bool partial = !o.report->not_checked.empty();
+    for (const RuntimeVerdict& v : o.report->runtimes) {
+      absl::StrAppend(&out, label, ": runtime ", v.required ? "(required) " : "", RuntimeVerdictText(v, partial), "\n");
+    }
   }
   Counts c = CountFindings(*o.report);
   absl::StrAppend(&out, label, ": ", Sv(Verdict(o)), " (", c.errors, " errors, ", c.warnings, " warnings, ", c.infos,

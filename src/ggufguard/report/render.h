@@ -35,6 +35,15 @@ struct FileOutcome {
 // such as "a.gguf: valid (0 errors...)" cannot pass for a verdict.
 std::string EscapeLabelForText(std::string_view path);
 
+// Whether a report's runtime verdicts (Report::runtimes) are worth a line of
+// their own in text and Markdown: a runtime the file must load in, or one
+// that would not load it. JSON, SARIF and CycloneDX always carry them.
+bool RuntimesWorthShowing(const Report& report);
+// "vllm refuses (GG9211 vllm-tensor-type at byte 4711): REASON", "ollama
+// loads", "candle inconclusive": one runtime's verdict in words, printable
+// ASCII.
+std::string RuntimeVerdictText(const RuntimeVerdict& verdict, bool partial);
+
 // `FILE:OFFSET: severity GGnnnn rule-name: message` per finding, then a
 // verdict line per file. The path and every byte from the file are escaped
 // (EscapeForDisplay): no line of the output can be forged by either.

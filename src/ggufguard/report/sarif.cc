@@ -113,6 +113,17 @@ class SarifWriter final : public ReportWriter {
     }
     Json properties = {{"verdict", VerdictName(r.verdict())}, {"not_checked", std::move(not_checked)}};
     if (!r.triage_notes.empty()) properties["triage_notes"] = r.triage_notes;  // suppressions not in force
+    // What each judged runtime would do with the file (runtimes/verdicts.h).
+    Json runtimes = Json::array();
+    for (const RuntimeVerdict& v : r.runtimes) {
+      runtimes.push_back({{"runtime", ProfileName(v.runtime)},
+                          {"verdict", RuntimeVerdictName(v, !r.not_checked.empty())},
+                          {"required", v.required},
+                          {"rule", v.rule ? Json(RuleCode(*v.rule)) : Json(nullptr)},
+                          {"offset", v.rule ? Json(v.offset) : Json(nullptr)},
+                          {"reason", v.reason}});
+    }
+    properties["runtimes"] = std::move(runtimes);
     artifacts_.push_back({{"location", {{"uri", uri}}}, {"length", r.file_size}, {"properties", std::move(properties)}});
     // A waived finding is a result with a suppression (SARIF 3.35): viewers
     // show it as suppressed, with the reason as its justification.
