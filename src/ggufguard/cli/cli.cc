@@ -32,9 +32,10 @@ constexpr char kUsage[] =
     "usage: ggufguard validate [--format text|json|sarif|markdown|cyclonedx] [--policy default|strict|FILE.json] [--hash|--no-hash]\n"
     "                          [--profile llama.cpp|gguf] [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
     "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
-    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--base MODEL] FILE... | -\n"
+    "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--no-siblings] [--base MODEL]\n"
+    "                          FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P] [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [--no-siblings] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
@@ -43,7 +44,9 @@ constexpr char kUsage[] =
     "            5 inconclusive (no error, but part of the file was not checked: --header-only, a budget,\n"
     "            a missing shard)\n"
     "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n"
-    "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n";
+    "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n"
+    "An hf:// file's templates are compared with its repository's chat_template.jinja, chat_template.json and\n"
+    "  tokenizer_config.json beside it (--no-siblings: not read; docs/provenance.md).\n";
 
 struct Options {
   std::string command;
@@ -281,6 +284,7 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   } else if (IsRemoteArgument(path)) {
     RemoteValidation remote = ValidateRemoteArgument(path, policy, o.remote, o.hash.value_or(false), o.header_only,
                                                      o.fail_fast, o.deep);
+    if (remote.file.ok()) JudgeSiblingsOf(path, *remote.file, policy, o.remote, FinalLink::kRefuse, &remote.stats);
     v->transfer = remote.stats;
     file = std::move(remote.file);
   } else {
@@ -434,6 +438,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
             // A shard's suppressions apply before the set is judged, as a
             // lone file's do before its verdict.
             absl::StatusOr<ValidatedFile> validated = ValidateOpened(source, location, *policy, *o);
+            if (validated.ok() && IsHubArgument(location)) {
+              JudgeSiblingsOf(location, *validated, *policy, o->remote, FinalLink::kRefuse, nullptr);
+            }
             if (validated.ok()) triage->Apply(*policy, location, &validated->mutable_report());
             return validated;
           },

@@ -260,12 +260,12 @@ void JudgeAgainstSiblings(ValidatedFile& file, const SiblingSet& siblings, const
   for (const SiblingFile& f : siblings.files) {
     if (f.state == SiblingFile::State::kInvalid) {
       file.AddFindingLazy(policy, RuleId::kChatTemplateSiblingInvalid, 0, [&] {
-        return absl::StrCat("the repository's ", f.file, " beside this file cannot be read as a chat template source: ",
+        return absl::StrCat("the ", f.file, " beside this file cannot be read as a chat template source: ",
                             f.reason, "; this file's templates were not compared with it");
       });
     } else if (f.state == SiblingFile::State::kSkipped) {
       file.AddFindingLazy(policy, RuleId::kChatTemplateSiblingSkipped, 0, [&] {
-        return absl::StrCat("the repository's ", f.file, " beside this file was not compared: ", f.reason);
+        return absl::StrCat("the ", f.file, " beside this file was not compared: ", f.reason);
       });
     }
   }
@@ -300,7 +300,7 @@ void JudgeAgainstSiblings(ValidatedFile& file, const SiblingSet& siblings, const
                                 : absl::StrCat("more than ", kMaxEdits, " segments differ (", digest.bytes,
                                                " bytes here, ", d.their_bytes, " there)");
       return absl::StrCat("'", EscapeForDisplay(digest.key), "' differs from the '", d.name,
-                          "' chat template of the repository's ", d.file, " beside this file: ", what);
+                          "' chat template of the ", d.file, " beside this file: ", what);
     });
   }
 }
