@@ -11,6 +11,7 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
 #include "ggufguard/rules/loader_rules.h"
+#include "ggufguard/report/provenance_render.h"
 #include "ggufguard/rules/template_rules.h"
 #include "nlohmann/json.hpp"
 
@@ -60,10 +61,12 @@ void AddTemplates(const Report& r, Json& f) {
   Json out = Json::array();
   for (const TemplateDigest& d : r.templates.listed) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
-                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names}});
+                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names},
+                   {"provenance", ProvenanceJson(d, r.templates)}, {"siblings", SiblingComparisonsJson(d)}});
   }
   f["templates"] = std::move(out);
   f["templates_suppressed"] = r.templates.not_listed;
+  f["sibling_files"] = SiblingFilesJson(r.templates);
 }
 
 // For each group of colliding keys (GG3011/GG3012), the value each kind of
@@ -426,6 +429,7 @@ std::string RenderInspect(std::string_view label, const Report& r) {
                           t.absolute_known ? t.absolute_offset : t.relative_offset(),
                           t.size_known ? absl::StrCat(t.byte_size) : std::string("?"), EscapeForDisplay(t.name, 80));
   }
+  absl::StrAppend(&out, InspectTemplates(r.templates));
   if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");
   return out;
 }
