@@ -8,12 +8,14 @@
 #      rss_limit_mb=2048, timeout=1); parse_fuzzer and data_kernel_fuzzer
 #      share one fuzzer's time (FUZZ_SECONDS/2 each: every input of
 #      validate_fuzzer and prefix_fuzzer is parsed too, and the data kernels'
-#      input space is small).
+#      input space is small), and so do template_fuzzer and
+#      provenance_fuzzer (both read templates; validate_fuzzer reaches the
+#      provenance code too).
 # Fails (exit 1) on any crash, invariant break, sanitizer report, leak, slow
 # input (over 1 s) or out-of-memory; the input is kept under
 # build/fuzz/artifacts/ and the command that reproduces it is printed.
 # All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 90
-# (7 fuzzers, 6 shares of time).
+# (8 fuzzers, 6 shares of time).
 #
 #   bash fuzz/ci_fuzz.sh                # 6 x 60 s in all
 #   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
@@ -25,15 +27,16 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer provenance_fuzzer
+         data_kernel_fuzzer)
 # Seconds of fuzzing per fuzzer: a whole share, or half of one.
 seconds_of() {
   case $1 in
-    parse_fuzzer | data_kernel_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
+    parse_fuzzer | data_kernel_fuzzer | template_fuzzer | provenance_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
     *) echo "$FUZZ_SECONDS" ;;
   esac
 }
-shares=$(( ${#fuzzers[@]} - 1 ))
+shares=$(( ${#fuzzers[@]} - 2 ))
 max_seconds=$(( 540 / shares ))
 if (( FUZZ_SECONDS > max_seconds )); then
   echo "ci_fuzz: FUZZ_SECONDS=$FUZZ_SECONDS would take over 10 minutes for ${#fuzzers[@]} fuzzers; using $max_seconds" >&2
@@ -62,7 +65,7 @@ mkdir -p "$scratch/seed-data-kernel"
 cp fuzz/seeds/data_kernel_fuzzer/* "$scratch/seed-data-kernel/"
 seed_of() {
   case $1 in
-    template_fuzzer) echo "$scratch/seed-templates" ;;
+    template_fuzzer | provenance_fuzzer) echo "$scratch/seed-templates" ;;
     data_kernel_fuzzer) echo "$scratch/seed-data-kernel" ;;
     *) echo "$scratch/seed" ;;
   esac
@@ -115,7 +118,7 @@ if (( FUZZ_SECONDS == 0 )); then
   exit 0
 fi
 
-echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s (parse_fuzzer and data_kernel_fuzzer $(seconds_of parse_fuzzer)s)"
+echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s (parse, data kernel, template and provenance fuzzers $(seconds_of parse_fuzzer)s)"
 printf '%-16s %10s %8s %8s %12s\n' fuzzer execs cov ft corpus
 for f in "${fuzzers[@]}"; do
   options_flags "$f"

@@ -93,7 +93,10 @@ const std::set<RuleId>& NoReproducer() {
       // An adapter against its base model: corpus/adapters/ holds a pair
       // for each (tests/loader_rules_test.cc, AdapterAgainstItsBaseModel).
       RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
-      RuleId::kAdapterBaseExpertCount, RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
+      RuleId::kAdapterBaseExpertCount, RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer,
+      // About the files beside a GGUF (tests/sibling_files_test.cc triggers
+      // them in a scanned directory).
+      RuleId::kChatTemplateSiblingDiffers, RuleId::kChatTemplateSiblingInvalid, RuleId::kChatTemplateSiblingSkipped};
   return kSetRules;
 }
 
