@@ -4,9 +4,9 @@
 // Input: bytes read as a template, and as a sibling file of each kind. Checks,
 // beyond no crash, no hang and bounded memory: the upstream match is
 // deterministic; its changes are at most what was asked, in template order,
-// inside the template, their quotes bounded and printable; the unverified
-// ranges are sorted, disjoint and inside the template, none for an exact
-// match and all of it for none; a template compared with itself has no
+// inside the template, their quotes bounded and printable; the inserted
+// ranges are sorted, disjoint and inside the template, and there are some
+// only for a near match; a template compared with itself has no
 // change; a sibling file parses to a state, with a printable reason when it
 // is invalid and templates only when it was read.
 #include <cstddef>
@@ -64,11 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(p.match == again.match && p.upstream == again.upstream && p.diff.changes.size() == again.diff.changes.size(),
         "deterministic");
   CheckDiff(p.diff, bytes, 8);
-  const std::vector<ByteRange> unverified = p.UnverifiedRanges();
-  if (p.match == ProvenanceMatch::kExact) Check(unverified.empty(), "an exact match is all upstream's");
-  if (p.match == ProvenanceMatch::kNone && size > 0) {
-    Check(unverified.size() == 1 && unverified[0].begin == 0 && unverified[0].end == size, "no match is all unverified");
-  }
+  const std::vector<ByteRange> inserted = p.InsertedRanges();
+  if (p.match != ProvenanceMatch::kNear) Check(inserted.empty(), "only a near match has inserted ranges");
   if (p.match != ProvenanceMatch::kNone) Check(p.upstream != nullptr, "a match names its upstream");
 
   const size_t half = size / 2;

@@ -957,7 +957,9 @@ const std::set<RuleId>& Untriggerable() {
       RuleId::kSplitDuplicateTensor,  RuleId::kSplitTensorTotal,   RuleId::kSplitMetadataOutsideFirst,
       RuleId::kSplitShardLimit,       RuleId::kRemoteSizeMismatch, RuleId::kRemoteDigestMismatch,
       RuleId::kAdapterBaseArchitecture, RuleId::kAdapterBaseTensorMissing, RuleId::kAdapterBaseShape,
-      RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer};
+      RuleId::kAdapterBaseExpertCount,  RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer,
+      // About the sibling files beside a GGUF (tests/sibling_files_test.cc).
+      RuleId::kChatTemplateSiblingDiffers, RuleId::kChatTemplateSiblingInvalid, RuleId::kChatTemplateSiblingSkipped};
   return kSetRules;
 }
 

@@ -201,14 +201,8 @@ const char* ProvenanceMatchName(ProvenanceMatch match) {
   return "none";
 }
 
-std::vector<ByteRange> UpstreamProvenance::UnverifiedRanges() const {
-  switch (match) {
-    case ProvenanceMatch::kExact: return {};
-    case ProvenanceMatch::kNear: return diff.inserted;
-    case ProvenanceMatch::kNone: break;
-  }
-  if (template_bytes == 0) return {};
-  return {ByteRange{0, template_bytes}};
+std::vector<ByteRange> UpstreamProvenance::InsertedRanges() const {
+  return match == ProvenanceMatch::kNear ? diff.inserted : std::vector<ByteRange>{};
 }
 
 UpstreamProvenance FindUpstream(std::string_view tmpl, std::string_view model_family, size_t max_changes,
@@ -224,6 +218,11 @@ UpstreamProvenance FindUpstream(std::string_view tmpl, std::string_view model_fa
         static_cast<uint32_t>(form.segments.size());
     return out;
   }
+  // A near match keeps at least 30 % of the template's segments, and none
+  // keeps more than the largest row has: past that size no row can be near,
+  // and the segments are not hashed at all (a crafted template of a million
+  // tiny tags costs its lexing and one SHA-256, as an exact lookup does).
+  if (uint64_t{form.segments.size()} * 3 > uint64_t{table.max_segment_count} * 10) return out;
   const Side ours = Side::Of(tmpl, form);
   const std::vector<uint32_t> sketch = SegmentSketch(ours.hashes);
   // The best few by sketch overlap; the file's family, then the closer

@@ -9,8 +9,8 @@
 // text, an output expression, a condition, a loop, ...) was inserted,
 // removed or changed, at which template byte, the inserted bytes quoted
 // (escaped and bounded), the removed ones described by kind and size (or
-// quoted, when the other text is known). UnverifiedRanges() hands the
-// behaviour rules the parts of a template that are not upstream's.
+// quoted, when the other text is known). InsertedRanges() hands the
+// behaviour rules the parts of a near match that are not upstream's.
 //
 // Cost: linear in the template. Normalising is one lexer pass; an exact
 // match is one SHA-256 and a binary search; otherwise each segment is hashed
@@ -77,10 +77,14 @@ struct UpstreamProvenance {
   std::string_view template_family;  // TemplateFamily(): from the template's own markers
   uint64_t template_bytes = 0;
 
-  // The parts of the template the behaviour rules must judge as the file's
-  // own, without leniency: none for an exact match, the inserted ranges of
-  // a near one, the whole template otherwise.
-  std::vector<ByteRange> UnverifiedRanges() const;
+  // The parts of the template known not to be upstream's, which the
+  // behaviour rules judge without the leniency they give to what real
+  // templates do: a near match's inserted and changed segments. None for an
+  // exact match, and none for no match either: with no upstream to compare
+  // with nothing is known to be inserted, and the whole template is judged
+  // as usual (a real template missing from the table must not be judged
+  // as an attack's insertion).
+  std::vector<ByteRange> InsertedRanges() const;
 };
 
 // `model_family` (ModelFamily() of the file) breaks ties between candidates;

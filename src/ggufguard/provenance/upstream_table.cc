@@ -64,7 +64,8 @@ const UpstreamTemplate* UpstreamTable::FindByDigest(const std::array<uint8_t, 16
 
 const UpstreamTable& KnownUpstreamTemplates() {
   using namespace upstream_table_data;
-  static const UpstreamTable table{
+  static const UpstreamTable table = [] {
+    UpstreamTable t{
       kFormVersion,
       std::string_view(kSources, sizeof kSources - 1),
       absl::MakeConstSpan(kRows),
@@ -73,7 +74,10 @@ const UpstreamTable& KnownUpstreamTemplates() {
       absl::MakeConstSpan(kSegmentBytes),
       absl::MakeConstSpan(kSegmentKinds),
       std::string_view(kStrings, sizeof kStrings - 1),
-  };
+    };
+    for (const UpstreamTemplate& r : t.rows) t.max_segment_count = std::max(t.max_segment_count, r.segment_count);
+    return t;
+  }();
   return table;
 }
 

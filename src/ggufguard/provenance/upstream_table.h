@@ -47,6 +47,7 @@ struct UpstreamTable {
   std::string_view Text(uint32_t offset) const;
   // The row whose digest this is, or null.
   const UpstreamTemplate* FindByDigest(const std::array<uint8_t, 16>& digest) const;
+  uint32_t max_segment_count = 0;  // of any row
   absl::Span<const uint16_t> SequenceOf(const UpstreamTemplate& t) const {
     return sequence.subspan(t.first_segment, t.segment_count);
   }

@@ -73,9 +73,9 @@ Json ProvenanceJson(const TemplateDigest& d, const TemplateDigests& all) {
   j["common_segments"] = p->match == ProvenanceMatch::kNone ? p->nearest_common : p->diff.common_segments;
   j["changes"] = ChangesJson(p->diff);
   j["changes_suppressed"] = p->diff.changes_not_listed;
-  Json unverified = Json::array();
-  for (const ByteRange& r : p->UnverifiedRanges()) unverified.push_back({r.begin, r.end});
-  j["unverified"] = std::move(unverified);
+  Json inserted = Json::array();
+  for (const ByteRange& r : p->InsertedRanges()) inserted.push_back({r.begin, r.end});
+  j["inserted"] = std::move(inserted);
   j["nearest"] = p->match == ProvenanceMatch::kNone ? UpstreamJson(p->nearest) : Json(nullptr);
   return j;
 }

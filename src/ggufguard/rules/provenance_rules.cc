@@ -2,7 +2,7 @@
 // docs/provenance.md). Notes under both policies: a template that differs
 // from upstream is common (converters fix templates, fine-tunes change
 // them); what the changes tell the model is judged by the behaviour rules on
-// UnverifiedRanges(), and the rest of the 8xxx rules judge the whole.
+// InsertedRanges(), and the rest of the 8xxx rules judge the whole.
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
