@@ -59,6 +59,8 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/parse/parser.h"
+#include "ggufguard/provenance/family.h"
+#include "ggufguard/provenance/provenance.h"
 #include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/rules/rules.h"
 #include "ggufguard/runtimes/runtime_rules.h"
@@ -434,6 +436,29 @@ void BM_KeyIndex(benchmark::State& state, const Input* in) {
   SetCounters(state, *in);
 }
 
+// Where each chat template comes from (provenance/provenance.h), alone: the
+// share of rules/chat_templates and of validate/memory that issue 37's
+// provenance adds, as a ratio within one run (docs/performance.md,
+// "Template provenance"). Also ModelFamily(), which the rules compute once.
+void BM_TemplateProvenance(benchmark::State& state, const Input* in) {
+  Parsed p(*in);
+  std::vector<std::string_view> templates;
+  for (const KeyValue& kv : p.parse.header.kvs) {
+    if (kv.type() == ValueType::kString && IsChatTemplateKey(kv.key())) templates.push_back(kv.value().AsString());
+  }
+  if (templates.empty()) {
+    state.SkipWithError("no chat template");
+    return;
+  }
+  for (auto _ : state) {
+    const std::string family = ModelFamily(p.parse.header);
+    for (std::string_view t : templates) {
+      benchmark::DoNotOptimize(FindUpstream(t, family, BenchPolicy().limits.max_list_entries).match);
+    }
+  }
+  SetCounters(state, *in);
+}
+
 // Every family and the key index: a validation less the parse and the report.
 void BM_AllRules(benchmark::State& state, const Input* in) {
   Parsed p(*in);
@@ -536,6 +561,7 @@ void Register(const Input* in) {
   for (const NamedFamily& f : kFamilies) {
     benchmark::RegisterBenchmark(name((std::string("rules/") + f.name).c_str()).c_str(), BM_RuleFamily, in, f.run);
   }
+  benchmark::RegisterBenchmark(name("rules/template_provenance").c_str(), BM_TemplateProvenance, in);
   benchmark::RegisterBenchmark(name("rules/all").c_str(), BM_AllRules, in);
   benchmark::RegisterBenchmark(name("validate/memory").c_str(), BM_ValidateMemory, in);
   benchmark::RegisterBenchmark(name("validate/memory_source").c_str(), BM_ValidateMemorySource, in);

@@ -8,13 +8,15 @@
 #      rss_limit_mb=2048, timeout=1); parse_fuzzer and data_kernel_fuzzer
 #      share one fuzzer's time (FUZZ_SECONDS/2 each: every input of
 #      validate_fuzzer and prefix_fuzzer is parsed too, and the data kernels'
-#      input space is small), and so do triage_fuzzer (small JSON files) and
-#      zip_fuzzer (its GGUF half repeats validate_fuzzer's).
+#      input space is small), and so do template_fuzzer and
+#      provenance_fuzzer (both read templates; validate_fuzzer reaches the
+#      provenance code too), triage_fuzzer (small JSON files) and zip_fuzzer
+#      (its GGUF half repeats validate_fuzzer's).
 # Fails (exit 1) on any crash, invariant break, sanitizer report, leak, slow
 # input (over 1 s) or out-of-memory; the input is kept under
 # build/fuzz/artifacts/ and the command that reproduces it is printed.
-# All fuzzing together stays under 10 minutes while FUZZ_SECONDS <= 85
-# (9 fuzzers, 7 shares of time).
+# All fuzzing together stays under 10 minutes: FUZZ_SECONDS is capped at 77
+# (10 fuzzers, 7 shares of time).
 #
 #   bash fuzz/ci_fuzz.sh                # 6 x 60 s in all
 #   FUZZ_SECONDS=10 bash fuzz/ci_fuzz.sh
@@ -26,17 +28,18 @@ source fuzz/options.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer
-         triage_fuzzer zip_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer provenance_fuzzer
+         data_kernel_fuzzer triage_fuzzer zip_fuzzer)
+half_share_fuzzers=" parse_fuzzer data_kernel_fuzzer template_fuzzer provenance_fuzzer triage_fuzzer zip_fuzzer "
 # Seconds of fuzzing per fuzzer: a whole share, or half of one.
 seconds_of() {
-  case $1 in
-    parse_fuzzer | data_kernel_fuzzer | triage_fuzzer | zip_fuzzer) echo $(( (FUZZ_SECONDS + 1) / 2 )) ;;
-    *) echo "$FUZZ_SECONDS" ;;
-  esac
+  if [[ $half_share_fuzzers == *" $1 "* ]]; then echo $(( (FUZZ_SECONDS + 1) / 2 )); else echo "$FUZZ_SECONDS"; fi
 }
-# Three fuzzers have half a share each: shares in halves.
-half_shares=$(( 2 * ${#fuzzers[@]} - 3 ))
+# Shares counted in halves: two for a whole share, one for half of one.
+half_shares=0
+for f in "${fuzzers[@]}"; do
+  if [[ $half_share_fuzzers == *" $f "* ]]; then half_shares=$((half_shares + 1)); else half_shares=$((half_shares + 2)); fi
+done
 shares=$(( half_shares / 2 )).$(( half_shares % 2 * 5 ))
 max_seconds=$(( 2 * 540 / half_shares ))
 if (( FUZZ_SECONDS > max_seconds )); then
@@ -69,7 +72,7 @@ mkdir -p "$scratch/seed-triage"
 cp fuzz/seeds/triage_fuzzer/* "$scratch/seed-triage/"
 seed_of() {
   case $1 in
-    template_fuzzer) echo "$scratch/seed-templates" ;;
+    template_fuzzer | provenance_fuzzer) echo "$scratch/seed-templates" ;;
     data_kernel_fuzzer) echo "$scratch/seed-data-kernel" ;;
     triage_fuzzer) echo "$scratch/seed-triage" ;;
     *) echo "$scratch/seed" ;;
@@ -123,7 +126,7 @@ if (( FUZZ_SECONDS == 0 )); then
   exit 0
 fi
 
-echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s (parse_fuzzer and data_kernel_fuzzer $(seconds_of parse_fuzzer)s)"
+echo "== ci_fuzz: fuzzing each fuzzer for ${FUZZ_SECONDS}s (parse, data kernel, template and provenance fuzzers $(seconds_of parse_fuzzer)s)"
 printf '%-16s %10s %8s %8s %12s\n' fuzzer execs cov ft corpus
 for f in "${fuzzers[@]}"; do
   options_flags "$f"

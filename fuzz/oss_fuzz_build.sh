@@ -40,8 +40,8 @@ fi
 
 # The fuzzers OSS-Fuzz runs. validate_fuzzer_plain (no custom mutator) exists
 # for the coverage comparison in docs/fuzzing.md and is not shipped.
-fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer data_kernel_fuzzer
-         triage_fuzzer zip_fuzzer)
+fuzzers=(parse_fuzzer validate_fuzzer prefix_fuzzer policy_fuzzer capi_fuzzer template_fuzzer provenance_fuzzer
+         data_kernel_fuzzer triage_fuzzer zip_fuzzer)
 
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
@@ -101,7 +101,7 @@ for f in "${fuzzers[@]}"; do
   cp "$here/$f.options" "$OUT/$f.options"
   if [[ $f == policy_fuzzer ]]; then
     cp "$policy_zip" "$OUT/${f}_seed_corpus.zip"
-  elif [[ $f == template_fuzzer ]]; then
+  elif [[ $f == template_fuzzer || $f == provenance_fuzzer ]]; then
     cp "$template_zip" "$OUT/${f}_seed_corpus.zip"
   elif [[ $f == data_kernel_fuzzer ]]; then
     cp "$data_kernel_zip" "$OUT/${f}_seed_corpus.zip"

@@ -99,7 +99,10 @@ const std::set<RuleId>& NoReproducer() {
       RuleId::kAdapterBaseExpertCount, RuleId::kControlVectorBaseEmbedding, RuleId::kControlVectorUnusedLayer,
       // ollama's 16 MiB / 64 Mi-element reader limits need a file too large
       // to commit (tests/runtime_profiles_test.cc builds one in memory).
-      RuleId::kOllamaReaderLimit};
+      RuleId::kOllamaReaderLimit,
+      // About the files beside a GGUF (tests/sibling_files_test.cc triggers
+      // them in a scanned directory).
+      RuleId::kChatTemplateSiblingDiffers, RuleId::kChatTemplateSiblingInvalid, RuleId::kChatTemplateSiblingSkipped};
   return kSetRules;
 }
 

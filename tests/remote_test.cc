@@ -483,6 +483,63 @@ TEST_F(NginxTest, HfSplitSetIsJudgedAsOneModel) {
   EXPECT_TRUE(gg9100) << missing.str();
 }
 
+// Issue 37's sibling files over hf://: a model whose repository (nginx on
+// loopback, laid out as the hub's /resolve/ paths) publishes another
+// template in tokenizer_config.json is GG8033 with the difference; the
+// sibling requests are counted, a 404 is no finding, and --no-siblings
+// makes none.
+TEST_F(NginxTest, HfSiblingTemplateIsComparedWithTheModels) {
+  ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
+  const fs::path dir = TempDir("ggufguard-nginx-siblings");
+  const fs::path repo = dir / "www" / "org" / "repo" / "resolve" / "main";
+  fs::create_directories(repo);
+  const std::string tmpl = ReadAll(fs::path(GGUFGUARD_SOURCE_DIR) / "tests/data/chat_templates/benign/chatml_basic.jinja");
+  testing::TinyModel m = testing::MakeTinyModel();
+  m.Set("tokenizer.chat_template", testing::GgufValue::Str(tmpl));
+  testing::WriteFileBytes((repo / "model.gguf").string(), m.Build().bytes);
+  std::string theirs = tmpl;
+  theirs.insert(theirs.find("{% endfor %}"), "{{ 'Be brief.' }}");
+  std::ofstream(repo / "tokenizer_config.json") << nlohmann::json{{"chat_template", theirs}}.dump();
+  int port = 0;
+  std::string why;
+  std::unique_ptr<Server> nginx = StartNginx(dir / "www", dir, &port, &why);
+  ASSERT_NE(nginx, nullptr) << why;
+  ::setenv("HF_ENDPOINT", ("http://127.0.0.1:" + std::to_string(port)).c_str(), 1);
+  auto run = [](std::vector<std::string> args, int* code) {
+    std::ostringstream out, err;
+    *code = RunCli(args, out, err);
+    return nlohmann::json::parse(out.str());
+  };
+  int code = -1, plain_code = -1;
+  const nlohmann::json with = run({"validate", "--format", "json", "hf://org/repo/model.gguf"}, &code);
+  const nlohmann::json without = run({"validate", "--format", "json", "--no-siblings", "hf://org/repo/model.gguf"}, &plain_code);
+  fs::remove(repo / "tokenizer_config.json");
+  int absent_code = -1;
+  const nlohmann::json absent = run({"validate", "--format", "json", "hf://org/repo/model.gguf"}, &absent_code);
+  ::unsetenv("HF_ENDPOINT");
+
+  EXPECT_EQ(code, kExitValid) << with.dump();
+  const nlohmann::json& f = with["files"][0];
+  bool differs = false;
+  for (const auto& finding : f["findings"]) {
+    if (finding["rule"] != "GG8033") continue;
+    differs = true;
+    EXPECT_NE(finding["message"].get<std::string>().find("Be brief."), std::string::npos) << finding;
+  }
+  EXPECT_TRUE(differs) << f.dump();
+  ASSERT_EQ(f["sibling_files"].size(), 3u);
+  EXPECT_EQ(f["sibling_files"][0]["file"], "tokenizer_config.json");
+  EXPECT_EQ(f["sibling_files"][0]["state"], "read");
+  EXPECT_EQ(f["sibling_files"][1]["state"], "absent");  // a 404
+  // Three more requests than without siblings, each counted.
+  EXPECT_EQ(f["requests"].get<uint64_t>(), without["files"][0]["requests"].get<uint64_t>() + 3)
+      << f["requests"] << " " << without["files"][0]["requests"];
+  EXPECT_TRUE(without["files"][0]["sibling_files"].empty());
+  for (const auto& finding : absent["files"][0]["findings"]) EXPECT_NE(finding["rule"], "GG8033") << finding;
+  EXPECT_EQ(absent["files"][0]["sibling_files"][0]["state"], "absent");
+  fs::remove_all(dir);
+}
+
 TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
   GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
   const fs::path corpus = testing::RealCorpusDir();

@@ -128,6 +128,21 @@ inline ::testing::AssertionResult FindingsAre(const Report& r, const std::vector
   return ::testing::AssertionFailure() << "wanted findings" << os.str() << "; got " << Describe(r);
 }
 
+// GG8030-GG8032 say where a chat template comes from: a note on every file
+// that holds one (docs/provenance.md). A test that wants "no finding" of a
+// file with a template asks for none but these.
+inline bool IsProvenanceNote(RuleId id) {
+  return id == RuleId::kChatTemplateUpstreamExact || id == RuleId::kChatTemplateUpstreamModified ||
+         id == RuleId::kChatTemplateNoUpstream;
+}
+inline std::vector<Finding> FindingsBesidesProvenance(const Report& r) {
+  std::vector<Finding> out;
+  for (const Finding& f : r.findings) {
+    if (!IsProvenanceNote(f.rule)) out.push_back(f);
+  }
+  return out;
+}
+
 inline ::testing::AssertionResult IsValid(const Report& r) {
   if (r.valid()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "not valid: " << Describe(r);

@@ -34,9 +34,9 @@ constexpr char kUsage[] =
     "                          [--profile P]... [--fail-fast] [--header-only [--file-size N]] [--max-bytes N]\n"
     "                          [--deep [--jobs N]] [--suppressions FILE] [--baseline REPORT.json] [--no-set]\n"
     "                          [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
-    "                          [--base MODEL] FILE... | -\n"
+    "                          [--no-siblings] [--base MODEL] FILE... | -\n"
     "       ggufguard scan [--jobs N] [--recursive] [--format jsonl|text|sarif|markdown|cyclonedx] [--policy P] [--profile P]... [--all-files]\n"
-    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [--cache DIR] [PATH...]\n"
+    "                      [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep] [--cache DIR] [--no-siblings] [PATH...]\n"
     "       ggufguard inspect FILE | -\n"
     "       ggufguard rules\n"
     "FILE may be remote: https://HOST/PATH, http://LOOPBACK/PATH, hf://ORG/REPO[@REVISION]/PATH (HF_ENDPOINT,\n"
@@ -48,7 +48,9 @@ constexpr char kUsage[] =
     "A shard named PREFIX-NNNNN-of-NNNNN.gguf is judged with its whole split set (--no-set: that file alone).\n"
     "--base MODEL: each LoRA adapter or control vector is also judged against that base model (its header is read).\n"
     "--profile P: llama.cpp, gguf, ollama, vllm, mistral.rs, candle or all (every runtime), given once or more: the\n"
-    "  file must load in each runtime named (a refusal is an error); without it, the report says what each would do.\n";
+    "  file must load in each runtime named (a refusal is an error); without it, the report says what each would do.\n"
+    "An hf:// file's templates are compared with its repository's chat_template.jinja, chat_template.json and\n"
+    "  tokenizer_config.json beside it (--no-siblings: not read; docs/provenance.md).\n";
 
 struct Options {
   std::string command;
@@ -257,6 +259,7 @@ std::unique_ptr<Validated> ValidateInput(const std::string& path, const Policy& 
   } else if (IsRemoteArgument(path)) {
     RemoteValidation remote = ValidateRemoteArgument(path, policy, o.remote, o.hash.value_or(false), o.header_only,
                                                      o.fail_fast, o.deep);
+    if (remote.file.ok()) JudgeSiblingsOf(path, *remote.file, policy, o.remote, FinalLink::kRefuse, &remote.stats);
     v->transfer = remote.stats;
     file = std::move(remote.file);
   } else {
@@ -418,6 +421,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
             // A shard's suppressions apply before the set is judged, as a
             // lone file's do before its verdict.
             absl::StatusOr<ValidatedFile> validated = ValidateOpened(source, location, *policy, *o);
+            if (validated.ok() && IsHubArgument(location)) {
+              JudgeSiblingsOf(location, *validated, *policy, o->remote, FinalLink::kRefuse, nullptr);
+            }
             if (validated.ok()) triage->Apply(*policy, location, &validated->mutable_report());
             return validated;
           },

@@ -51,12 +51,16 @@ constexpr char kScanUsage[] =
     "                      [--profile P]... [--all-files] [--follow-symlinks] [--files-from FILE|-] [--null] [--hash] [--deep]\n"
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
+    "                      [--no-siblings]\n"
     "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
     "each file's tensor data too (one thread per file: the files are the parallelism). Shards named\n"
     "PREFIX-NNNNN-of-NNNNN.gguf are judged together as their split set (one more line per set).\n"
     "A PATH may be a URL or hf://ORG/REPO/FILE, fetched with the token of --token-file or $HF_TOKEN.\n"
+    "Each file's chat templates are compared with the chat_template.jinja, chat_template.json and\n"
+    "tokenizer_config.json beside it (a local file's directory, an hf:// file's repository directory),\n"
+    "links among them followed only with --follow-symlinks; --no-siblings reads none (docs/provenance.md).\n"
     "exit codes: 0 all valid, 1 any invalid, 2 usage error, 3 any I/O error, 5 any inconclusive (and none worse)\n";
 
 struct ScanOptions {
@@ -413,11 +417,12 @@ absl::StatusOr<ValidatedFile> ValidateForScan(ByteSource& source, const Policy& 
 }
 
 FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const RemoteFlags& remote_flags, bool hash,
-                         bool deep, std::optional<ValidatedFile>* keep, std::string* io_error) {
+                         bool deep, FinalLink sibling_links, std::optional<ValidatedFile>* keep, std::string* io_error) {
   const std::string& path = entry.path;
   if (IsRemoteArgument(path)) {  // a URL root (remote/remote_cli.h)
     RemoteValidation remote = ValidateRemoteArgument(path, policy, remote_flags, hash, false, false,
                                                      DeepOptions{.enabled = deep, .jobs = 1});
+    if (remote.file.ok()) JudgeSiblingsOf(path, *remote.file, policy, remote_flags, sibling_links, &remote.stats);
     if (remote.file.ok()) {
       keep->emplace(*std::move(remote.file));
       // Shard names go the set route; this one is alone (split/lone_shard.h).
@@ -432,6 +437,7 @@ FileOutcome ValidatePath(const WalkEntry& entry, const Policy& policy, const Rem
   if (source.ok()) {
     absl::StatusOr<ValidatedFile> file = ValidateForScan(**source, policy, hash, deep);
     if (file.ok()) {
+      JudgeSiblingsOf(path, *file, policy, remote_flags, sibling_links, nullptr);
       keep->emplace(std::move(*file));
       JudgeLoneShard((*keep)->mutable_report(), policy, path, LoneShardReason::kOneFile);
       return FileOutcome{path, &(*keep)->report(), ""};
@@ -461,7 +467,11 @@ void JudgeSets(const std::map<std::string, ShardName>& sets, const Policy& polic
             // A shard's suppressions apply before the set is judged, as a
             // lone file's do before its verdict.
             absl::StatusOr<ValidatedFile> shard = ValidateForScan(source, policy, o.hash, o.deep);
-            if (shard.ok()) triage.Apply(policy, location, &shard->mutable_report());
+            if (shard.ok()) {
+              JudgeSiblingsOf(location, *shard, policy, o.remote,
+                              o.walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse, nullptr);
+              triage.Apply(policy, location, &shard->mutable_report());
+            }
             return shard;
           },
           [&](const std::string& location, const Report* report, const std::string& error) {
@@ -551,7 +561,9 @@ int RunScan(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         // is written, then go: nothing of a finished file is kept.
         std::optional<ValidatedFile> validated;
         std::string io_error;
-        const FileOutcome outcome = ValidatePath(*e, *policy, o->remote, o->hash, o->deep, &validated, &io_error);
+        const FileOutcome outcome =
+            ValidatePath(*e, *policy, o->remote, o->hash, o->deep,
+                         o->walk.follow_symlinks ? FinalLink::kFollow : FinalLink::kRefuse, &validated, &io_error);
         if (validated) triage->Apply(*policy, e->path, &validated->mutable_report());
         raise(ExitCodeOf(outcome.report));
         output.Result(outcome, outcome.report ? outcome.report->file_size : 0,

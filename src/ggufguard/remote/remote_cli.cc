@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
+#include "ggufguard/base/checked_math.h"
 #include "absl/strings/strip.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/io/bounded_read.h"
+#include "ggufguard/provenance/siblings.h"
 #include "ggufguard/remote/http_source.h"
 #include "ggufguard/remote/location.h"
 
@@ -24,6 +28,10 @@ constexpr size_t kMaxTokenFileBytes = 2 * kMaxTokenBytes;
 bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
                      bool* bad) {
   const std::string& a = args[*i];
+  if (a == "--no-siblings") {
+    flags->siblings = false;
+    return true;
+  }
   if (a != "--token-file" && a != "--connect-timeout" && a != "--idle-timeout" && a != "--timeout" &&
       a != "--min-rate") {
     return false;
@@ -119,6 +127,36 @@ ShardOpener RemoteAwareShardOpener(const RemoteFlags& flags, const Policy& polic
     if (!source.ok()) return source.status();
     return std::unique_ptr<ByteSource>(std::move(*source));
   };
+}
+
+bool IsHubArgument(std::string_view arg) { return arg.starts_with("hf://"); }
+
+void JudgeSiblingsOf(const std::string& location, ValidatedFile& file, const Policy& policy, const RemoteFlags& flags,
+                     FinalLink links, TransferStats* spent) {
+  if (!flags.siblings || file.report().templates.listed.empty()) return;
+  if (location == "-" || (IsRemoteArgument(location) && !IsHubArgument(location))) return;
+  const uint64_t max_bytes = policy.limits.max_sibling_file_bytes;
+  SiblingOpener open = LocalShardOpener(links);
+  if (IsHubArgument(location)) {
+    // Each sibling is one small file: its first read asks for all of it,
+    // and its budget is its bound plus the responses' headers.
+    RemoteOptions options = flags.remote;
+    options.max_bytes = SatAdd(max_bytes, uint64_t{256} << 10);
+    options.first_read = std::min<uint64_t>(options.first_read, SatAdd(max_bytes, 1));
+    open = [options, spent](const std::string& sibling) -> absl::StatusOr<std::unique_ptr<ByteSource>> {
+      absl::StatusOr<Location> resolved = ResolveLocation(sibling);
+      if (!resolved.ok()) return resolved.status();
+      TransferStats cost;
+      absl::StatusOr<std::unique_ptr<HttpSource>> source = HttpSource::Open(resolved->value, sibling, options, &cost);
+      if (spent != nullptr) {
+        spent->requests += cost.requests;
+        spent->bytes = SatAdd(spent->bytes, cost.bytes);
+      }
+      if (!source.ok()) return source.status();
+      return std::unique_ptr<ByteSource>(std::move(*source));
+    };
+  }
+  JudgeAgainstSiblings(file, ReadSiblings(location, open, max_bytes), policy);
 }
 
 }  // namespace ggufguard

@@ -23,6 +23,8 @@ struct RemoteFlags {
   // and min_remote_bytes_per_second (RemoteOptionsFor).
   std::optional<uint32_t> timeout_s;
   std::optional<uint32_t> min_rate;
+  // --no-siblings: no sibling template file is read (JudgeSiblingsOf).
+  bool siblings = true;
 };
 
 // The options one remote file is read with: the flags, else the policy's
@@ -34,6 +36,21 @@ RemoteOptions RemoteOptionsFor(const RemoteFlags& flags, const Policy& policy);
 // *bad. False for any other argument.
 bool ParseRemoteFlag(const std::vector<std::string>& args, size_t* i, RemoteFlags* flags, std::ostream& err,
                      bool* bad);
+
+// hf://ORG/REPO[@REV]/PATH: a file of a hub repository, whose directory
+// holds the repository's sibling files.
+bool IsHubArgument(std::string_view arg);
+
+// Reads the sibling template files of `location` (provenance/siblings.h:
+// chat_template.jinja, chat_template.json, tokenizer_config.json in its
+// directory), each bounded by the policy's max_sibling_file_bytes, and
+// judges `file`'s templates against them (GG8033-GG8035). A local location
+// is opened as `links` says; an hf:// one through HttpSource with `flags`,
+// what its requests cost added to *spent. Nothing is read when the file has
+// no template, when --no-siblings was given, or for any other location
+// (standard input, a plain URL).
+void JudgeSiblingsOf(const std::string& location, ValidatedFile& file, const Policy& policy, const RemoteFlags& flags,
+                     FinalLink links, TransferStats* spent);
 
 // The token: --token-file's first line, else $HF_TOKEN, else none. False,
 // with the reason on `err` (never the file's contents), when the file

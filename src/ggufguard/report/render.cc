@@ -12,6 +12,7 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
 #include "ggufguard/rules/loader_rules.h"
+#include "ggufguard/report/provenance_render.h"
 #include "ggufguard/rules/template_rules.h"
 #include "nlohmann/json.hpp"
 
@@ -61,10 +62,12 @@ void AddTemplates(const Report& r, Json& f) {
   Json out = Json::array();
   for (const TemplateDigest& d : r.templates.listed) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
-                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names}});
+                   {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names},
+                   {"provenance", ProvenanceJson(d, r.templates)}, {"siblings", SiblingComparisonsJson(d)}});
   }
   f["templates"] = std::move(out);
   f["templates_suppressed"] = r.templates.not_listed;
+  f["sibling_files"] = SiblingFilesJson(r.templates);
 }
 
 // The general.sampling.* settings and what llama.cpp uses of each (GG9163
@@ -503,6 +506,7 @@ std::string RenderInspect(std::string_view label, const Report& r) {
       absl::StrAppendFormat(&out, "  @%-10d %s = %s -> %s\n", s.offset, Sv(s.key), s.written, s.llama_cpp);
     }
   }
+  absl::StrAppend(&out, InspectTemplates(r.templates));
   if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");
   return out;
 }

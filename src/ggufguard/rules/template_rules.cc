@@ -14,6 +14,7 @@
 #include "ggufguard/base/sha256.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
+#include "ggufguard/provenance/family.h"
 #include "ggufguard/template/scan.h"
 #include "ggufguard/rules/key_groups.h"
 #include "ggufguard/rules/rules.h"
@@ -74,6 +75,7 @@ void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests) {
   struct ListedScan {
     TemplateScan scan;
     std::string sha256;
+    std::shared_ptr<const UpstreamProvenance> provenance;
   };
   absl::flat_hash_map<std::string_view, size_t> listed_index;  // template bytes -> listed_scans
   std::vector<ListedScan> listed_scans;
@@ -82,6 +84,7 @@ void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests) {
   std::optional<std::string_view> last;
   std::vector<TemplateIssue> last_issues;
   std::string scratch;
+  bool family_known = false;
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.type() != ValueType::kString || !IsChatTemplateAlias(kv.key(), &scratch)) continue;
     const Value value = kv.value();
@@ -89,10 +92,21 @@ void CheckChatTemplates(RuleContext& ctx, TemplateDigests& digests) {
     const std::vector<TemplateIssue>* issues;
     if (digests.listed.size() < max_listed) {
       auto [it, first_time] = listed_index.try_emplace(tmpl, listed_scans.size());
-      if (first_time) listed_scans.push_back({AnalyseChatTemplate(tmpl, options), Sha256Hex(tmpl)});
+      if (first_time) {
+        if (!family_known) digests.model_family = ModelFamily(ctx.header);
+        family_known = true;
+        // Provenance where the policy analyses the template at all.
+        std::shared_ptr<const UpstreamProvenance> provenance;
+        if (tmpl.size() <= options.max_bytes && options.max_issues > 0) {
+          provenance = std::make_shared<const UpstreamProvenance>(
+              FindUpstream(tmpl, digests.model_family, ctx.policy.limits.max_list_entries));
+        }
+        listed_scans.push_back({AnalyseChatTemplate(tmpl, options), Sha256Hex(tmpl), std::move(provenance)});
+      }
       const ListedScan& listed = listed_scans[it->second];
       digests.listed.push_back(TemplateDigest{kv.key(), value.offset, tmpl.size(), listed.sha256, listed.scan.roots,
-                                              listed.scan.folded_names});
+                                              listed.scan.folded_names, tmpl, listed.provenance, {}});
+      if (listed.provenance) ReportProvenance(ctx.sink, kv.key(), value.offset, *listed.provenance);
       issues = &listed.scan.issues;
     } else {
       ++digests.not_listed;

@@ -6,12 +6,16 @@
 #define GGUFGUARD_RULES_TEMPLATE_RULES_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/findings/finding.h"
 #include "ggufguard/format/header.h"
+#include "ggufguard/provenance/provenance.h"
+#include "ggufguard/provenance/siblings.h"
 #include "ggufguard/template/scan.h"
 
 namespace ggufguard {
@@ -38,6 +42,14 @@ struct TemplateDigest {
   // loop, macro:NAME...) and the dangerous names it computes (scan.h).
   std::vector<std::string> roots;
   std::vector<std::string> folded_names;
+  std::string_view text;  // the template's bytes, in the header
+  // Where it comes from (provenance/provenance.h), computed once per
+  // distinct template; null when the policy does not analyse it (larger
+  // than max_chat_template_bytes).
+  std::shared_ptr<const UpstreamProvenance> provenance;
+  // How it compares with its repository's sibling files, when the caller
+  // read them (scan, hf://: JudgeAgainstSiblings); empty otherwise.
+  std::vector<SiblingComparison> siblings;
 };
 
 // The report's list of templates: one digest per string-valued template key,
@@ -46,7 +58,17 @@ struct TemplateDigest {
 struct TemplateDigests {
   std::vector<TemplateDigest> listed;
   uint64_t not_listed = 0;
+  // ModelFamily() of the file (provenance/family.h), when it holds a template.
+  std::string model_family;
+  // The sibling files looked for, when the caller read them (siblings.h).
+  std::vector<SiblingFile> sibling_files;
 };
+
+class FindingSink;
+// GG8030-GG8032: one finding per listed template key saying where it comes
+// from (rules/provenance_rules.cc).
+void ReportProvenance(FindingSink& sink, std::string_view key, uint64_t template_offset,
+                      const UpstreamProvenance& provenance);
 
 }  // namespace ggufguard
 
