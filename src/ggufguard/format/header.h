@@ -259,9 +259,21 @@ struct GgufHeader {
   std::vector<KeyValue, PageAllocator<KeyValue>> kvs;
   std::vector<TensorInfo, PageAllocator<TensorInfo>> tensors;
   uint64_t infos_end = 0;          // file offset just past the last tensor info
+  // The layout, derived by the parser once the header parses
+  // (format/layout.h); the rules only read it.
   uint64_t alignment = kDefaultAlignment;  // effective (valid general.alignment or 32)
   bool data_offset_known = false;
   uint64_t data_offset = 0;        // infos_end rounded up to the alignment
+  // Where the data section ends when the header alone fixes it (every
+  // tensor's extent known): the furthest tensor end, aligned up.
+  bool data_end_known = false;
+  uint64_t data_end = 0;
+  // The tensors whose extent is known (TensorExtent), by where their data
+  // starts, ties in file order: file order itself when
+  // extents_in_file_order (nearly every file; nothing stored), else
+  // extents_by_start (ForEachExtentByStart walks either).
+  bool extents_in_file_order = true;
+  std::vector<uint32_t, PageAllocator<uint32_t>> extents_by_start;
 
   // The first KV with exactly this key, or nullptr. Linear; for hot paths use
   // the index that the validator builds.
