@@ -16,6 +16,7 @@
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/format/layout.h"
+#include "ggufguard/rules/rules.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
 #include "tests/support/gguf_writer.h"
@@ -350,6 +351,58 @@ TEST(ParserHeaderViewTest, TheParserDerivesTheLayout) {
     EXPECT_FALSE(q.header.tensors[0].absolute_known);
     EXPECT_TRUE(q.header.tensors[0].size_known);
   }
+}
+
+// The order the tensors' data lies in is part of the layout, sorted once for
+// every reader (the layout rules, the stream's zero map, --deep): by start,
+// ties in file order, over the tensors whose extent is known. Nothing is
+// stored when that is file order. The data section's end is known only when
+// every extent is.
+TEST(ParserHeaderViewTest, TheLayoutOrdersTheDataOnce) {
+  auto parse = [](const BuiltFile& f) {
+    Policy policy;
+    FindingSink sink(policy);
+    ParseResult p = ParseHeader(f.bytes, ParseOptions{policy.limits, /*complete=*/true}, sink);
+    EXPECT_EQ(p.status, ParseStatus::kOk);
+    return p;
+  };
+  auto order = [](const GgufHeader& h) {
+    std::vector<uint32_t> out;
+    ForEachExtentByStart(h, [&](uint32_t i) {
+      out.push_back(i);
+      return true;
+    });
+    return out;
+  };
+  // In order: file order, nothing stored; the end is the last tensor's,
+  // aligned up.
+  BuiltFile in_order = GgufBuilder().AddTensor("a", {3}, kF32).AddTensor("b", {5}, kF32).Build();
+  ParseResult p = parse(in_order);
+  EXPECT_TRUE(p.header.extents_in_file_order);
+  EXPECT_TRUE(p.header.extents_by_start.empty());
+  EXPECT_EQ(order(p.header), (std::vector<uint32_t>{0, 1}));
+  ASSERT_TRUE(p.header.data_end_known);
+  EXPECT_EQ(p.header.data_end, p.header.data_offset + 32 + 32);  // 12 bytes padded to 32, then 20 to 32
+  EXPECT_EQ(DataSectionEnd(p.header), std::optional<uint64_t>(p.header.data_end));
+
+  // Out of order, with a tie and a tensor of unknown size: sorted by start,
+  // the tie in file order, the unknown one left out, and no end.
+  BuiltFile shuffled = GgufBuilder()
+                           .AddTensor("c", {8}, kF32, {.offset = 64})
+                           .AddTensor("a", {8}, kF32, {.offset = 0})
+                           .AddTensor("odd", {33}, kQ4_0, {.offset = 32, .byte_size = 18})
+                           .AddTensor("b", {8}, kF32, {.offset = 32})
+                           .AddTensor("b2", {8}, kF32, {.offset = 32})
+                           .Build();
+  p = parse(shuffled);
+  EXPECT_FALSE(p.header.extents_in_file_order);
+  EXPECT_EQ(order(p.header), (std::vector<uint32_t>{1, 3, 4, 0}));
+  EXPECT_FALSE(p.header.data_end_known);
+  EXPECT_EQ(DataSectionEnd(p.header), std::nullopt);
+  // Stopping early stops the walk.
+  size_t visited = 0;
+  ForEachExtentByStart(p.header, [&](uint32_t) { return ++visited < 2; });
+  EXPECT_EQ(visited, 2u);
 }
 
 // --- The incomplete-prefix protocol ---

@@ -26,19 +26,19 @@ const char* VerdictName(Report::Verdict verdict) {
 }
 namespace {
 
-// The parser hashes the token array for GG9054 (StringArrayHashes), only
+// The parser screens the token array for GG9054 (StringArrayScreen), only
 // when the policy runs that rule.
-StringArrayHashes* TokenHashesWanted(const Policy& policy, StringArrayHashes& hashes) {
-  return policy.Enabled(RuleId::kDuplicateToken) ? &hashes : nullptr;
+StringArrayScreen* TokenScreenWanted(const Policy& policy, StringArrayScreen& screen) {
+  return policy.Enabled(RuleId::kDuplicateToken) ? &screen : nullptr;
 }
 
 // Phase 1: every rule that reads only the header. CheckAlignment and
 // CheckTensorInfos fix the data offset and the tensors' sizes that later
 // rules, and DataLayoutBoundaries, read.
 void RunHeaderRules(Report& report, FileView& file, FindingSink& sink, const Policy& policy,
-                    const StringArrayHashes& token_hashes) {
+                    const StringArrayScreen& token_screen) {
   GgufHeader& header = report.header;
-  RuleContext ctx{header, file, sink, policy, &token_hashes};
+  RuleContext ctx{header, file, sink, policy, &token_screen};
   const KeyIndex keys(header);  // the metadata as llama.cpp resolves it
   CheckMetadataEncoding(ctx, keys);
   CheckAlignment(ctx);
@@ -103,14 +103,14 @@ void CloseReport(Report& report, FindingSink& sink) {
 bool DeepWanted(const Report& report, const DeepOptions& deep) { return deep.enabled && report.header_parsed; }
 
 // The whole file's report: both phases, then the data when asked.
-absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayHashes& token_hashes, FileView& file,
+absl::StatusOr<Report> WholeFileReport(ParseResult parsed, const StringArrayScreen& token_screen, FileView& file,
                                        ByteSource& source, FindingSink& sink, const Policy& policy,
                                        const DeepOptions& deep) {
   Report report = StartReport(std::move(parsed), policy);
   report.file_size = file.size();
   report.bytes_read = file.size();
   if (report.header_parsed) {
-    RunHeaderRules(report, file, sink, policy, token_hashes);
+    RunHeaderRules(report, file, sink, policy, token_screen);
     absl::Status s = RunFileRules(report, file, sink, policy);
     if (IsBudgetSpent(s)) {
       StopAtBudget(report, s, "the padding and trailing bytes not yet read, and any tensor data (--deep)");
@@ -181,13 +181,13 @@ void AddLlamafileFindings(Report& report, const Policy& policy, const LlamafileP
 
 Report ValidateGgufBytes(absl::Span<const uint8_t> file, const Policy& policy, const DeepOptions& deep) {
   FindingSink sink(policy);
-  StringArrayHashes token_hashes(kTokenArrayKey);
-  ParseOptions options{policy.limits, /*complete=*/true, TokenHashesWanted(policy, token_hashes)};
+  StringArrayScreen token_screen(kTokenArrayKey);
+  ParseOptions options{policy.limits, /*complete=*/true, TokenScreenWanted(policy, token_screen)};
   ParseResult parsed = ParseHeader(file, options, sink);
   FileView view(file, nullptr);
   MemorySource memory(file);
   // A view over memory cannot fail to read.
-  return *WholeFileReport(std::move(parsed), token_hashes, view, memory, sink, policy, deep);
+  return *WholeFileReport(std::move(parsed), token_screen, view, memory, sink, policy, deep);
 }
 
 }  // namespace
@@ -244,8 +244,8 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   PrefixReader reader(out.prefix_, out.prefix_length_, &source, nullptr, UINT64_MAX);
   ParseResult parsed;
   std::optional<FindingSink> sink;
-  StringArrayHashes token_hashes(kTokenArrayKey);
-  absl::Status read = reader.Read(policy, options, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
+  StringArrayScreen token_screen(kTokenArrayKey);
+  absl::Status read = reader.Read(policy, options, TokenScreenWanted(policy, token_screen), &parsed, &sink);
   if (IsBudgetSpent(read)) {
     out.report_ = HeaderNotRead(policy, read, out.prefix().size(), source.size());
     return out;
@@ -272,7 +272,7 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
   }
   FileView view(out.prefix(), &source);
   absl::StatusOr<Report> report =
-      WholeFileReport(std::move(parsed), token_hashes, view, source, *sink, policy, deep);
+      WholeFileReport(std::move(parsed), token_screen, view, source, *sink, policy, deep);
   if (!report.ok()) return report.status();
   out.report_ = std::move(*report);
   if (llamafile) AddLlamafileFindings(out.report_, policy, *llamafile);
@@ -287,8 +287,8 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
   PrefixReader reader(out.prefix_, out.prefix_length_, nullptr, &stream, options.max_bytes, file_size);
   ParseResult parsed;
   std::optional<FindingSink> sink;
-  StringArrayHashes token_hashes(kTokenArrayKey);
-  absl::Status read = reader.Read(policy, options.prefix, TokenHashesWanted(policy, token_hashes), &parsed, &sink);
+  StringArrayScreen token_screen(kTokenArrayKey);
+  absl::Status read = reader.Read(policy, options.prefix, TokenScreenWanted(policy, token_screen), &parsed, &sink);
   if (IsBudgetSpent(read)) {
     out.report_ = HeaderNotRead(policy, read, out.prefix().size(), file_size);
     return out;
@@ -298,7 +298,7 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
 
   Report report = StartReport(std::move(parsed), policy);
   FileView header_view(prefix, nullptr);  // phase 1 reads no file bytes
-  if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy, token_hashes);
+  if (report.header_parsed) RunHeaderRules(report, header_view, *sink, policy, token_screen);
   std::optional<DeepPlan> deep_plan;
   std::optional<DeepStreamChecker> deep;
   if (!options.header_only && DeepWanted(report, deep_options)) {

@@ -11,6 +11,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
+#include "ggufguard/format/layout.h"
 
 namespace ggufguard {
 
@@ -19,37 +20,25 @@ DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy) {
   plan.order = header.byte_order;
   plan.max_listed = policy.limits.max_deep_findings_per_tensor;
   if (!header.data_offset_known) return plan;
-  struct Placed {
-    uint64_t begin, end;
-    uint32_t tensor;
-  };
-  std::vector<Placed> placed;
-  placed.reserve(header.tensors.size());
-  for (size_t i = 0; i < header.tensors.size(); ++i) {
-    const TensorInfo& t = header.tensors[i];
-    const uint64_t begin = t.absolute_offset;
-    uint64_t end = 0;
-    if (!t.size_known || !t.absolute_known || !CheckedAdd(begin, t.byte_size, &end)) {
-      continue;  // the header rules have said why; a sound header has none of these
-    }
-    placed.push_back({begin, end, static_cast<uint32_t>(i)});
-  }
-  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
   uint64_t budget = policy.limits.max_deep_bytes;
   uint64_t covered_to = 0;
-  for (const Placed& p : placed) {
-    const DataCheck& check = DataCheckFor(header.tensors[p.tensor].ggml_type);
-    if (check.kind == DataCheckKind::kUnknown || check.unit_bytes == 0) continue;
-    if (p.begin < covered_to) {
-      plan.overlapping.push_back(p.tensor);
-      continue;
+  // By start (the layout's order), the tensors whose extent is known: the
+  // header rules have said why any other has none; a sound header has none.
+  ForEachExtentByStart(header, [&](uint32_t tensor) {
+    const TensorInfo& t = header.tensors[tensor];
+    const uint64_t begin = t.absolute_offset, end = begin + t.byte_size;  // TensorExtent: no overflow
+    const DataCheck& check = DataCheckFor(t.ggml_type);
+    if (check.kind == DataCheckKind::kUnknown || check.unit_bytes == 0) return true;
+    if (begin < covered_to) {
+      plan.overlapping.push_back(tensor);
+      return true;
     }
-    covered_to = p.end;
+    covered_to = end;
     if (check.kind == DataCheckKind::kRefused) {
-      plan.refused_type.push_back(p.tensor);
-      continue;
+      plan.refused_type.push_back(tensor);
+      return true;
     }
-    const uint64_t bytes = p.end - p.begin;
+    const uint64_t bytes = end - begin;
     uint64_t units = bytes / check.unit_bytes;  // whole: the tensor rules proved bytes % unit == 0
     const uint64_t affordable = budget / check.unit_bytes;
     if (units > affordable) {
@@ -58,9 +47,9 @@ DeepPlan PlanDeepCheck(const GgufHeader& header, const Policy& policy) {
       units = affordable;
     }
     budget -= units * check.unit_bytes;
-    if (units == 0) continue;
-    plan.items.push_back({p.tensor, p.begin, units, &check});
-  }
+    if (units != 0) plan.items.push_back({tensor, begin, units, &check});
+    return true;
+  });
   return plan;
 }
 

@@ -37,7 +37,9 @@ struct ArrayView {
   uint32_t length_size = 8;                   // width of string lengths (4 in v1)
   ByteOrder order = ByteOrder::kLittle;
   // Gathered by the parser's bounds walk over a string array, so that content
-  // rules can check all strings in one pass without walking them again.
+  // rules can check all strings in one pass without walking them again. In
+  // a view from KeyValue::value() the longest length is capped at
+  // kLongestStringCap.
   uint64_t max_string_length = 0;
   uint64_t empty_strings = 0;
 
@@ -90,13 +92,20 @@ struct Value {
   std::optional<double> AsDouble() const;  // f32/f64 only
 };
 
-// One metadata KV, kept compact (32 bytes): a header may hold a million KVs,
+// What KeyValue keeps of a string array's longest string: its length up to
+// this, and this for any longer one. The rules ask only whether every string
+// is shorter than 128 or 256 bytes (a length field of ASCII or of one
+// non-zero byte), far below it.
+inline constexpr uint64_t kLongestStringCap = UINT16_MAX;
+
+// One metadata KV, kept compact (24 bytes): a header may hold a million KVs,
 // and every rule pass streams the whole vector, so its size decides the
 // validator's memory and much of its time on hostile headers
 // (docs/performance.md, "Hostile headers"). Everything a rule reads is
-// derived from these fields and the bytes they point into. Positions and
-// sizes fit 32 bits because the parser refuses a header that reaches past
-// kMaxHeaderPosition.
+// derived from these fields and the bytes they point into: the key's length
+// is read back from its length field, which the parser proved present just
+// before the key. Positions and sizes fit 32 bits because the parser refuses
+// a header that reaches past kMaxHeaderPosition.
 class KeyValue {
  public:
   // Positions past this one are refused by the parser (GG1007 header-size-
@@ -104,79 +113,91 @@ class KeyValue {
   static constexpr uint64_t kMaxHeaderPosition = UINT32_MAX;
 
   KeyValue() = default;
-  // `key` points into the parsed buffer; `offset` is where the KV starts
-  // (its key's length field); `value_size` is the size of Value::bytes.
-  // The caller (the parser) has proven every position below
-  // kMaxHeaderPosition and that an array's count field follows its element
-  // type.
+  // `key` points into the parsed buffer, just after its length field of
+  // `length_size` bytes in `order`; `offset` is where the KV starts (that
+  // length field); `value_size` is the size of Value::bytes. The caller
+  // (the parser) has proven every position below kMaxHeaderPosition and
+  // that an array's count field follows its element type.
   KeyValue(std::string_view key, uint64_t offset, uint32_t length_size, ByteOrder order, ValueType type,
            ValueType element_type, uint64_t value_size)
       : key_data_(key.data()),
         offset_(static_cast<uint32_t>(offset)),
-        key_size_(static_cast<uint32_t>(key.size())),
         value_size_(static_cast<uint32_t>(value_size)),
-        type_(static_cast<uint8_t>(type)),
-        element_type_(static_cast<uint8_t>(element_type)),
-        length_size_(static_cast<uint8_t>(length_size)),
-        order_(order) {}
+        types_(static_cast<uint8_t>(static_cast<uint32_t>(type) | static_cast<uint32_t>(element_type) << 4)),
+        flags_(static_cast<uint8_t>((length_size == 4 ? kFourByteLengths : 0) |
+                                    (order == ByteOrder::kBig ? kBigEndian : 0))) {}
 
-  std::string_view key() const { return {key_data_, key_size_}; }
+  std::string_view key() const { return {key_data_, KeySize()}; }
   uint64_t offset() const { return offset_; }  // where the KV starts: its key's length field
-  uint64_t key_offset() const { return uint64_t{offset_} + length_size_; }  // the key's first byte
-  uint64_t type_offset() const { return key_offset() + key_size_; }        // the value type id
-  ValueType type() const { return static_cast<ValueType>(type_); }
+  uint64_t key_offset() const { return uint64_t{offset_} + length_size(); }  // the key's first byte
+  uint64_t type_offset() const { return key_offset() + KeySize(); }         // the value type id
+  ValueType type() const { return static_cast<ValueType>(types_ & 0x0F); }
   // The value, decoded from the buffer on each call (cheap: no copy of
   // its bytes).
   Value value() const;
 
   // Statistics of a string array's lengths, gathered by the parser's bounds
-  // walk (ArrayView::max_string_length, empty_strings).
+  // walk (ArrayView::max_string_length, capped at kLongestStringCap, and
+  // empty_strings).
   void set_string_stats(uint64_t longest, uint64_t empties) {
-    longest_string_ = static_cast<uint32_t>(longest);
+    longest_string_ = static_cast<uint16_t>(longest < kLongestStringCap ? longest : kLongestStringCap);
     empty_strings_ = static_cast<uint32_t>(empties);
   }
 
  private:
+  static constexpr uint8_t kFourByteLengths = 1;  // GGUF v1
+  static constexpr uint8_t kBigEndian = 2;
+
+  uint32_t length_size() const { return (flags_ & kFourByteLengths) != 0 ? 4 : 8; }
+  ByteOrder order() const { return (flags_ & kBigEndian) != 0 ? ByteOrder::kBig : ByteOrder::kLittle; }
+  ValueType element_type() const { return static_cast<ValueType>(types_ >> 4); }
+  // The key's length field, read back (it is below 2^32: the key lies in
+  // the header).
+  uint32_t KeySize() const {
+    if (key_data_ == nullptr) return 0;
+    const uint8_t* field = reinterpret_cast<const uint8_t*>(key_data_) - length_size();
+    return static_cast<uint32_t>((flags_ & kFourByteLengths) != 0 ? LoadUnsigned<uint32_t>(field, order())
+                                                                   : LoadUnsigned<uint64_t>(field, order()));
+  }
   // From the value type id to the value's bytes: the type id, then for a
   // string its length, for an array its element type and count.
   uint64_t ValueHeaderSize() const {
-    if (type() == ValueType::kString) return 4 + uint64_t{length_size_};
-    if (type() == ValueType::kArray) return 4 + 4 + uint64_t{length_size_};
+    if (type() == ValueType::kString) return 4 + uint64_t{length_size()};
+    if (type() == ValueType::kArray) return 4 + 4 + uint64_t{length_size()};
     return 4;
   }
 
   const char* key_data_ = nullptr;
   uint32_t offset_ = 0;
-  uint32_t key_size_ = 0;
   uint32_t value_size_ = 0;
-  uint8_t type_ = 0;          // a ValueType
-  uint8_t element_type_ = 0;  // arrays only
-  uint8_t length_size_ = 8;                     // 4 in v1
-  ByteOrder order_ = ByteOrder::kLittle;
-  uint32_t longest_string_ = 0;  // string arrays only
   uint32_t empty_strings_ = 0;   // string arrays only
+  uint16_t longest_string_ = 0;  // string arrays only, capped at kLongestStringCap
+  uint8_t types_ = 0;            // the ValueType (low 4 bits: 0..12) and, for an array, its element's (high 4)
+  uint8_t flags_ = 0;            // kFourByteLengths, kBigEndian
 };
 
 inline Value KeyValue::value() const {
-  static_assert(sizeof(KeyValue) <= 32, "KeyValue is kept compact: see header.h");
+  static_assert(sizeof(KeyValue) <= 24, "KeyValue is kept compact: see header.h");
+  static_assert(kValueTypeCount <= 16, "KeyValue keeps a value type in 4 bits");
   Value v;
   v.type = type();
-  v.order = order_;
+  v.order = order();
   const uint64_t value_header = ValueHeaderSize();
-  v.offset = type_offset() + value_header;
-  const uint8_t* type_field = reinterpret_cast<const uint8_t*>(key_data_) + key_size_;
+  const uint32_t key_size = KeySize();
+  v.offset = uint64_t{offset_} + length_size() + key_size + value_header;
+  const uint8_t* type_field = reinterpret_cast<const uint8_t*>(key_data_) + key_size;
   v.bytes = absl::Span<const uint8_t>(type_field + value_header, value_size_);
   if (v.type == ValueType::kArray) {
     ArrayView& a = v.array;
-    a.element_type = static_cast<ValueType>(element_type_);
-    a.element_type_raw = element_type_;
+    a.element_type = element_type();
+    a.element_type_raw = static_cast<uint32_t>(a.element_type);
     const uint8_t* count_field = type_field + 4 + 4;
-    a.count = length_size_ == 8 ? LoadUnsigned<uint64_t>(count_field, order_)
-                                : LoadUnsigned<uint32_t>(count_field, order_);
+    a.count = length_size() == 8 ? LoadUnsigned<uint64_t>(count_field, v.order)
+                                 : LoadUnsigned<uint32_t>(count_field, v.order);
     a.elements_offset = v.offset;
     a.element_bytes = v.bytes;
-    a.length_size = length_size_;
-    a.order = order_;
+    a.length_size = length_size();
+    a.order = v.order;
     a.max_string_length = longest_string_;
     a.empty_strings = empty_strings_;
   }
@@ -238,9 +259,21 @@ struct GgufHeader {
   std::vector<KeyValue, PageAllocator<KeyValue>> kvs;
   std::vector<TensorInfo, PageAllocator<TensorInfo>> tensors;
   uint64_t infos_end = 0;          // file offset just past the last tensor info
+  // The layout, derived by the parser once the header parses
+  // (format/layout.h); the rules only read it.
   uint64_t alignment = kDefaultAlignment;  // effective (valid general.alignment or 32)
   bool data_offset_known = false;
   uint64_t data_offset = 0;        // infos_end rounded up to the alignment
+  // Where the data section ends when the header alone fixes it (every
+  // tensor's extent known): the furthest tensor end, aligned up.
+  bool data_end_known = false;
+  uint64_t data_end = 0;
+  // The tensors whose extent is known (TensorExtent), by where their data
+  // starts, ties in file order: file order itself when
+  // extents_in_file_order (nearly every file; nothing stored), else
+  // extents_by_start (ForEachExtentByStart walks either).
+  bool extents_in_file_order = true;
+  std::vector<uint32_t, PageAllocator<uint32_t>> extents_by_start;
 
   // The first KV with exactly this key, or nullptr. Linear; for hot paths use
   // the index that the validator builds.

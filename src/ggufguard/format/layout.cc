@@ -83,13 +83,44 @@ void DeriveLayout(GgufHeader& h) {
   h.alignment = alignment.usable() ? alignment.value : kDefaultAlignment;
   h.data_offset = 0;
   h.data_offset_known = alignment.usable() && CheckedAlignUp(h.infos_end, h.alignment, &h.data_offset);
+  // Every tensor's extent, whether they start in file order, and the end of
+  // the furthest (the data section's end when every extent is known).
+  bool every_extent_known = true;
+  bool in_order = true;
+  uint64_t last_start = 0, furthest = h.data_offset;
   for (TensorInfo& t : h.tensors) {
     const TensorSizeReading size = ReadTensorSize(t);
     t.size_known = size.problem == TensorSizeReading::Problem::kNone;
     t.byte_size = t.size_known ? size.bytes : 0;
     t.absolute_known = h.data_offset_known && CheckedAdd(h.data_offset, t.relative_offset(), &t.absolute_offset);
     if (!t.absolute_known) t.absolute_offset = 0;
+    uint64_t end = 0;
+    if (!TensorExtent(t, &end)) {
+      every_extent_known = false;
+      continue;
+    }
+    in_order = in_order && t.absolute_offset >= last_start;
+    last_start = t.absolute_offset;
+    furthest = std::max(furthest, end);
   }
+  h.data_end_known = h.data_offset_known && every_extent_known;
+  h.data_end = 0;
+  if (h.data_end_known && !CheckedAlignUp(furthest, h.alignment, &h.data_end)) h.data_end = furthest;
+  h.extents_in_file_order = in_order;
+  h.extents_by_start.clear();
+  if (in_order) return;
+  // Out of order (a crafted file, or a writer that does not sort): the
+  // indices by start, ties in file order, sorted once here for every
+  // reader. Bounded by the tensor count, which the parser bounded by the
+  // header's bytes.
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    uint64_t end;
+    if (TensorExtent(h.tensors[i], &end)) h.extents_by_start.push_back(static_cast<uint32_t>(i));
+  }
+  std::sort(h.extents_by_start.begin(), h.extents_by_start.end(), [&](uint32_t a, uint32_t b) {
+    const uint64_t sa = h.tensors[a].absolute_offset, sb = h.tensors[b].absolute_offset;
+    return sa != sb ? sa < sb : a < b;
+  });
 }
 
 }  // namespace ggufguard

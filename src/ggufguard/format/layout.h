@@ -1,5 +1,6 @@
 // Where a parsed header says its data lies: the effective alignment, the
-// data section's offset, each tensor's byte size and absolute offset.
+// data section's offset and end, each tensor's byte size and absolute
+// offset, and the order in which the tensors' data lies.
 //
 // Derived once, by the parser, when a header parses (ParseHeader calls
 // DeriveLayout), with checked arithmetic throughout; a fact that cannot be
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 
+#include "ggufguard/base/checked_math.h"
 #include "ggufguard/format/ggml_type.h"
 #include "ggufguard/format/header.h"
 
@@ -51,7 +53,31 @@ struct TensorSizeReading {
 };
 TensorSizeReading ReadTensorSize(const TensorInfo& tensor);
 
-// Fills header.alignment, data_offset(_known) and every tensor's
+// Where a tensor's data ends, when its extent is known: its size and
+// absolute offset known and their sum free of overflow.
+inline bool TensorExtent(const TensorInfo& t, uint64_t* end) {
+  return t.size_known && t.absolute_known && CheckedAdd(t.absolute_offset, t.byte_size, end);
+}
+
+// Calls visit(index) for every tensor whose extent is known, by where its
+// data starts, ties in file order: the order the layout rules, the stream's
+// zero map and --deep walk the data section in. visit returns false to stop.
+template <typename Visit>
+void ForEachExtentByStart(const GgufHeader& h, Visit&& visit) {
+  if (!h.extents_in_file_order) {
+    for (const uint32_t i : h.extents_by_start) {
+      if (!visit(i)) return;
+    }
+    return;
+  }
+  for (size_t i = 0; i < h.tensors.size(); ++i) {
+    uint64_t end;
+    if (TensorExtent(h.tensors[i], &end) && !visit(static_cast<uint32_t>(i))) return;
+  }
+}
+
+// Fills the layout fields of `header` (alignment, data_offset(_known),
+// data_end(_known), the extents' order) and every tensor's
 // byte_size/size_known and absolute_offset/absolute_known from the readings
 // above. Needs a header parsed to the end of its tensor infos.
 void DeriveLayout(GgufHeader& header);

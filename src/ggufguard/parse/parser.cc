@@ -47,9 +47,10 @@ class Parser {
       : bytes_(bytes), r_(bytes, ByteOrder::kLittle), options_(options), sink_(sink) {}
 
   ParseResult Run() {
-    if (hashes_ != nullptr) {
-      hashes_->kv_index_.reset();
-      hashes_->count_ = 0;
+    if (screen_ != nullptr) {
+      screen_->kv_index_.reset();
+      screen_->count_ = 0;
+      screen_->zero_ = 0;
     }
     if (ParseFileHeader() && ParseKvs() && ParseTensorInfos()) Finish();
     return std::move(result_);
@@ -243,7 +244,7 @@ class Parser {
       if (!ReadU32(&type, "a value type")) return false;
       // Only the first KV with the key, whatever its type, is the one a
       // lookup resolves.
-      hash_this_array_ = hashes_ != nullptr && !hashed_key_seen_ && CStringKeyIs(key, hashes_->key());
+      hash_this_array_ = screen_ != nullptr && !hashed_key_seen_ && CStringKeyIs(key, screen_->key());
       hashed_key_seen_ = hashed_key_seen_ || hash_this_array_;
       Value value;
       const bool read = ReadValue(type, type_at, &value, 0);
@@ -262,7 +263,7 @@ class Parser {
       if (value.type == ValueType::kArray && value.array.element_type == ValueType::kString) {
         kv.set_string_stats(value.array.max_string_length, value.array.empty_strings);
       }
-      if (hashed) hashes_->kv_index_ = static_cast<uint32_t>(header().kvs.size() - 1);
+      if (hashed) screen_->kv_index_ = static_cast<uint32_t>(header().kvs.size() - 1);
     }
     return true;
   }
@@ -361,11 +362,11 @@ class Parser {
   // the chain and runs in parallel with it. About 20% faster than
   // `pos += sizeof(LenT) + len`, whose three-operand add sits on the chain.
   //
-  // With kHash, each string's TextHash is stored into hashes_ (the token
-  // array, for GG9054): it hangs off the chain too, so it costs the loads
-  // and multiplies it adds, not a second walk. Instantiated per length
-  // width, byte order and hashing, so that the loop tests none of them per
-  // string.
+  // With kHash, each string's TextHash goes into screen_'s duplicate screen
+  // and its zero bytes are noted (the token array, for GG9054): that hangs
+  // off the chain too, so it costs the loads, multiplies and stores it
+  // adds, not a second walk. Instantiated per length width, byte order and
+  // hashing, so that the loop tests none of them per string.
   template <typename LenT, ByteOrder kOrder, bool kHash>
   bool WalkStrings(ArrayView* a) {
     const uint8_t* const base = bytes_.data();
@@ -375,14 +376,14 @@ class Parser {
     const uint8_t* fields = base + r_.position();
     uint64_t lengths = 0;
     uint64_t longest = 0, empties = 0;
-    const uint64_t count = a->count;  // a local: the stores to `hashes` might alias *a
+    const uint64_t count = a->count;  // a local: the screen's stores might alias *a
     // The caller proved `count` strings of at least sizeof(LenT) bytes
-    // present (ReadArray), so this buffer is bounded by the input.
-    uint64_t* hashes = nullptr;
+    // present (ReadArray), so the screen is bounded by the input.
+    HashScreen* screen = nullptr;
+    uint64_t zero = 0;
     if constexpr (kHash) {
-      hashes_->buffer_.Reserve(count * sizeof(uint64_t));
-      hashes_->count_ = count;
-      hashes = reinterpret_cast<uint64_t*>(hashes_->buffer_.data());
+      screen = &screen_->screen_.emplace(count);
+      screen_->count_ = count;
     }
     for (uint64_t i = 0; i < count; ++i, fields += sizeof(LenT)) {
       const uint64_t pos = static_cast<uint64_t>(fields - base) + lengths;  // this length field
@@ -399,13 +400,16 @@ class Parser {
         (void)r_.Skip(pos + sizeof(LenT) - r_.position());
         return Truncated(pos, EndOf(len), absl::StrCat("array string ", i, " of length ", len));
       }
-      if constexpr (kHash) hashes[i] = TextHash(fields + lengths + sizeof(LenT), len, size - pos - sizeof(LenT));
+      if constexpr (kHash) {
+        screen->Add(TextHashNotingZero(fields + lengths + sizeof(LenT), len, size - pos - sizeof(LenT), &zero));
+      }
       lengths += len;
       longest = len > longest ? len : longest;
       empties += (len == 0);
     }
     a->max_string_length = longest;
     a->empty_strings = empties;
+    if constexpr (kHash) screen_->zero_ = zero;
     const uint64_t end = static_cast<uint64_t>(fields - base) + lengths;
     return r_.Skip(end - r_.position());
   }
@@ -502,8 +506,8 @@ class Parser {
   // False while a prefix parses on past counts whose minimum size it does
   // not hold: any error then asks for more bytes (Fail).
   bool counts_proven_ = true;
-  StringArrayHashes* const hashes_ = options_.hashes;
-  bool hash_this_array_ = false;  // the KV being read is the one hashes_ asks for
+  StringArrayScreen* const screen_ = options_.screen;
+  bool hash_this_array_ = false;  // the KV being read is the one screen_ asks for
   bool hashed_key_seen_ = false;
   // The policy's header limit, and never past what KeyValue can address.
   static_assert(kHardMaxHeaderBytes <= KeyValue::kMaxHeaderPosition);

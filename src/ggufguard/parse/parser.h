@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "absl/types/span.h"
-#include "ggufguard/base/page_buffer.h"
+#include "ggufguard/base/hash_screen.h"
 #include "ggufguard/format/header.h"
 #include "ggufguard/findings/finding.h"
 #include "ggufguard/findings/policy.h"
@@ -23,32 +23,41 @@ namespace ggufguard {
 
 class Parser;
 
-// The TextHash (base/text_hash.h) of the bytes of every string of one
-// string array, computed by the parser in the walk that proves the strings'
-// lengths: that walk is a chain of dependent loads with issue slots to
-// spare, and a second walk only to hash costs more (GG9054, duplicate
-// tokens, reads them; docs/performance.md, "Cost of each rule"). The parser
-// fills it for the first KV whose key, read as a C string, is key(): the KV
-// that gguf_find_key and KeyIndex::Find resolve. The hashes are of the
-// whole strings, NULs included.
-class StringArrayHashes {
+// What the parser learns of one string array (the vocabulary's tokens) in
+// the walk that proves its strings' lengths, for GG9054 (duplicate
+// tokens): each string's TextHash (base/text_hash.h) filed straight into a
+// duplicate screen (base/hash_screen.h), and whether some string holds a 0
+// byte. That walk is a chain of dependent loads with issue slots to spare:
+// a second walk to hash, a buffer of hashes between the two, and a pass
+// over the bytes for NULs cost more (docs/performance.md, "Cost of each
+// rule"). The parser fills it for the first KV whose key, read as a C
+// string, is key(): the KV that gguf_find_key and KeyIndex::Find resolve.
+// The hashes are of the whole strings, NULs included.
+class StringArrayScreen {
  public:
-  explicit StringArrayHashes(std::string_view key) : key_(key) {}
-  StringArrayHashes(const StringArrayHashes&) = delete;
-  StringArrayHashes& operator=(const StringArrayHashes&) = delete;
+  explicit StringArrayScreen(std::string_view key) : key_(key) {}
+  StringArrayScreen(const StringArrayScreen&) = delete;
+  StringArrayScreen& operator=(const StringArrayScreen&) = delete;
 
   std::string_view key() const { return key_; }
-  // The index in GgufHeader::kvs of the array the last parse hashed, or
+  // The index in GgufHeader::kvs of the array the last parse screened, or
   // nullopt when it found no such string array.
   std::optional<uint32_t> kv_index() const { return kv_index_; }
-  absl::Span<const uint64_t> hashes() const { return {reinterpret_cast<const uint64_t*>(buffer_.data()), count_}; }
+  // How many strings were screened: the array's count.
+  uint64_t count() const { return count_; }
+  // Whether some string of the array holds a 0 byte.
+  bool any_zero_byte() const { return zero_ != 0; }
+  // The screen of the strings' hashes (HashScreen::MayRepeat); only when
+  // kv_index() is set.
+  const HashScreen& screen() const { return *screen_; }
 
  private:
   friend class Parser;
   std::string_view key_;
-  ReusedBuffer buffer_;  // kept by the thread for its next parse
+  std::optional<HashScreen> screen_;  // its memory kept by the thread for its next parse
   std::optional<uint32_t> kv_index_;
   uint64_t count_ = 0;
+  uint64_t zero_ = 0;
 };
 
 struct ParseOptions {
@@ -58,7 +67,7 @@ struct ParseOptions {
   // so a source can read more and parse again.
   bool complete = true;
   // When set, filled as its comment says (and emptied first).
-  StringArrayHashes* hashes = nullptr;
+  StringArrayScreen* screen = nullptr;
 };
 
 enum class ParseStatus {

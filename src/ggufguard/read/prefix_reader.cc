@@ -14,7 +14,7 @@ PrefixReader::PrefixReader(PageBuffer& buffer, size_t& length, ByteSource* sourc
   if (source_ != nullptr) size_ = source_->size();
 }
 
-absl::Status PrefixReader::Read(const Policy& policy, const SourceOptions& options, StringArrayHashes* hashes,
+absl::Status PrefixReader::Read(const Policy& policy, const SourceOptions& options, StringArrayScreen* screen,
                                 ParseResult* parsed, std::optional<FindingSink>* sink) {
   const uint64_t max_header = policy.limits.max_header_bytes;
   uint64_t want = std::max<uint64_t>(options.first_prefix, 1);
@@ -30,7 +30,7 @@ absl::Status PrefixReader::Read(const Policy& policy, const SourceOptions& optio
     // A stream that is a prefix of a larger file (file_size_) is never
     // the whole file: running out of it is not the file's truncation.
     const bool complete = size_.has_value() && length() == *size_ && (!file_size_ || *file_size_ == *size_);
-    *parsed = ParseHeader(absl::MakeConstSpan(buffer_.data(), length_), ParseOptions{policy.limits, complete, hashes},
+    *parsed = ParseHeader(absl::MakeConstSpan(buffer_.data(), length_), ParseOptions{policy.limits, complete, screen},
                           **sink);
     if (parsed->status != ParseStatus::kNeedMoreBytes) return absl::OkStatus();
     const uint64_t needed = parsed->bytes_needed;

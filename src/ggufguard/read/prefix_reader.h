@@ -45,9 +45,9 @@ class PrefixReader {
 
   // Reads until the header parses, fails, or exceeds the policy's header
   // limit (finding GG1007), and leaves the parse and the findings it
-  // recorded in *parsed and *sink. `hashes` (nullable) is handed to the
+  // recorded in *parsed and *sink. `screen` (nullable) is handed to the
   // parser. An error status means the input could not be read.
-  absl::Status Read(const Policy& policy, const SourceOptions& options, StringArrayHashes* hashes, ParseResult* parsed,
+  absl::Status Read(const Policy& policy, const SourceOptions& options, StringArrayScreen* screen, ParseResult* parsed,
                     std::optional<FindingSink>* sink);
 
   uint64_t length() const { return length_; }

@@ -160,15 +160,29 @@ uint64_t KeyGroups::Hash(std::string_view s) const { return hash_ != nullptr ? h
 
 namespace {
 
-// A slot: the hash's top 31 bits and a kind bit above the KV's index + 1;
-// 0 is an empty slot.
-constexpr uint64_t kExactKind = uint64_t{1} << 32;
-uint64_t SlotTag(uint64_t hash, bool exact) { return ((hash >> 33) << 33) | (exact ? kExactKind : 0); }
-constexpr uint64_t kTagMask = ~uint64_t{UINT32_MAX};
-uint32_t SlotIndex(uint64_t slot) { return static_cast<uint32_t>(slot) - 1; }
-
 bool InNormalForm(std::string_view key, std::string_view canonical) {
   return canonical.data() == key.data() && canonical.size() == key.size();
+}
+
+// A table of 4-byte slots: a KV's index + 1 in the low `index_bits` bits,
+// the top bits of its hash above them as a tag; 0 is an empty slot. Every
+// index + 1 (at most the KV count, below 2^29 as each KV takes 13 bytes or
+// more of a header below 4 GiB) fits in index_bits = bit_width(count), which
+// leaves 3 or more bits of tag (12 for a million keys).
+struct SlotFormat {
+  int index_bits;  // 1 to 29
+  uint32_t IndexMask() const { return (uint32_t{1} << index_bits) - 1; }
+  uint32_t Make(uint64_t hash, uint32_t index) const { return Tag(hash) | (index + 1); }
+  uint32_t Tag(uint64_t hash) const { return static_cast<uint32_t>(hash >> (32 + index_bits)) << index_bits; }
+  uint32_t TagOf(uint32_t slot) const { return slot & ~IndexMask(); }
+  uint32_t Index(uint32_t slot) const { return (slot & IndexMask()) - 1; }
+};
+
+// Power-of-two slots, at most half full for `keys` entries.
+size_t SlotCount(size_t keys) {
+  size_t slots = 16;
+  while (slots < 2 * keys) slots *= 2;
+  return slots;
 }
 
 }  // namespace
@@ -180,42 +194,44 @@ bool InNormalForm(std::string_view key, std::string_view canonical) {
 // equals, byte for byte, exactly the other keys in normal form of its group
 // (the group's first such key is its first exact copy); a key not in
 // normal form (a NUL, surrounding white space, a capital: rare in real
-// files) is looked up again by its own bytes, in the same table under the
-// other kind bit.
+// files) is looked up again by its own bytes, in a table of its own.
 KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash)
     : header_(header), hash_(hash), seed_(hash == nullptr ? ProcessHashSeed() : 0), size_(header.kvs.size()) {
   const size_t n = size_;
   if (n == 0) return;
+  static_assert(KeyValue::kMaxHeaderPosition / 13 < (uint64_t{1} << 29), "a KV index + 1 fits 29 bits");
+  index_bits_ = static_cast<int>(std::bit_width(n));
+  const SlotFormat format{index_bits_};
   std::string other;  // a canonical form that is not the key itself
-  // At most half full with one canonical entry a key; exact entries (keys
-  // not in normal form) go into a second table of the same shape, made on
-  // the first such key, for the keys left from there.
-  size_t slots = 16;
-  while (slots < 2 * n) slots *= 2;
+  const size_t slots = SlotCount(n);
   slot_mask_ = slots - 1;
-  // Four arrays kept, two used while building (each group's last member and
-  // first key in normal form), and the slots; bounded by the KV count,
-  // which the parser bounded by the header's bytes (13 or more a KV).
-  memory_ = PageBuffer::Zeroed(6 * n * sizeof(uint32_t) + slots * sizeof(uint64_t));
-  slots_ = reinterpret_cast<uint64_t*>(memory_.data());
-  uint32_t* arrays = reinterpret_cast<uint32_t*>(slots_ + slots);
-  first_exact_ = arrays;
-  first_canonical_ = arrays + n;
-  group_size_ = arrays + 2 * n;
-  next_ = arrays + 3 * n;
-  uint32_t* const last_member = arrays + 4 * n;
-  uint32_t* const first_normal = arrays + 5 * n;
+  // Three arrays kept and the slots, bounded by the KV count, which the
+  // parser bounded by the header's bytes (13 or more a KV). Fresh memory
+  // reads as zero, which the arrays' encoding takes for "itself" and
+  // "none" (Decode).
+  memory_ = PageBuffer::Zeroed(3 * n * sizeof(uint32_t) + slots * sizeof(uint32_t));
+  slots_ = reinterpret_cast<uint32_t*>(memory_.data());
+  first_exact_ = slots_ + slots;
+  first_canonical_ = first_exact_ + n;
+  next_ = first_canonical_ + n;
+  // While building, per group (at its first KV, in the same encoding): its
+  // last member (0: the first itself), and its first key in normal form
+  // (0: the first itself; kNoNormal while it has none).
+  PageBuffer build_memory = PageBuffer::Zeroed(2 * n * sizeof(uint32_t));
+  uint32_t* const last_member = reinterpret_cast<uint32_t*>(build_memory.data());
+  uint32_t* const first_normal = last_member + n;
+  constexpr uint32_t kNoNormal = UINT32_MAX;
   PageBuffer exact_memory;
-  uint64_t* exact_slots = nullptr;
+  uint32_t* exact_slots = nullptr;
   size_t exact_mask = 0;
 
-  // The slot of `wanted`'s entry of that kind, or the empty slot where it
-  // goes; `same(j)` compares KV j's key with the one looked up.
-  auto probe = [](uint64_t* table, size_t mask, uint64_t h, bool exact, auto&& same) -> uint64_t* {
-    const uint64_t tag = SlotTag(h, exact);
+  // The slot of `wanted`'s entry, or the empty slot where it goes; `same(j)`
+  // compares KV j's key with the one looked up.
+  auto probe = [&format](uint32_t* table, size_t mask, uint64_t h, auto&& same) -> uint32_t* {
+    const uint32_t tag = format.Tag(h);
     for (size_t s = h & mask;; s = (s + 1) & mask) {
-      uint64_t& slot = table[s];
-      if (slot == 0 || ((slot & kTagMask) == tag && same(SlotIndex(slot)))) return &slot;
+      uint32_t& slot = table[s];
+      if (slot == 0 || (format.TagOf(slot) == tag && same(format.Index(slot)))) return &slot;
     }
   };
   // The table is larger than the caches for a large header, and a probe is
@@ -239,43 +255,44 @@ KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash)
   };
   auto enter = [&](uint32_t i, const Pending& p) {
     const std::string_view key = header.kvs[i].key();
-    next_[i] = kNone;
-    uint64_t* slot = probe(slots_, slot_mask_, p.hash, false,
+    uint32_t* slot = probe(slots_, slot_mask_, p.hash,
                            [&](uint32_t j) { return CanonicalView(header.kvs[j].key(), &other) == p.canonical; });
+    // The first KV with this key's bytes (a key not in normal form).
     auto find_exact = [&]() -> uint32_t {
       if (exact_slots == nullptr) {  // the first key not in normal form: room for every key from here
-        size_t count = 16;
-        while (count < 2 * (n - i)) count *= 2;
-        exact_memory = PageBuffer::Zeroed(count * sizeof(uint64_t));
-        exact_slots = reinterpret_cast<uint64_t*>(exact_memory.data());
+        const size_t count = SlotCount(n - i);
+        exact_memory = PageBuffer::Zeroed(count * sizeof(uint32_t));
+        exact_slots = reinterpret_cast<uint32_t*>(exact_memory.data());
         exact_mask = count - 1;
       }
       const uint64_t hx = Hash(key);
-      uint64_t* exact = probe(exact_slots, exact_mask, hx, true, [&](uint32_t j) { return header.kvs[j].key() == key; });
-      if (*exact != 0) return SlotIndex(*exact);
-      *exact = SlotTag(hx, true) | (uint64_t{i} + 1);
+      uint32_t* exact = probe(exact_slots, exact_mask, hx, [&](uint32_t j) { return header.kvs[j].key() == key; });
+      if (*exact != 0) return format.Index(*exact);
+      *exact = format.Make(hx, i);
       return i;
     };
-    if (*slot == 0) {  // a new canonical key
-      *slot = SlotTag(p.hash, false) | (uint64_t{i} + 1);
-      first_canonical_[i] = i;
-      group_size_[i] = 1;
-      last_member[i] = i;
-      first_normal[i] = p.normal ? i : kNone;
-      first_exact_[i] = p.normal ? i : find_exact();
+    auto store = [i](uint32_t* array, uint32_t value) {
+      if (value != i) array[i] = value + 1;
+    };
+    if (*slot == 0) {  // a new canonical key: first of its group, alone so far
+      *slot = format.Make(p.hash, i);
+      if (!p.normal) {
+        first_normal[i] = kNoNormal;
+        store(first_exact_, find_exact());
+      }
       return;
     }
-    const uint32_t g = SlotIndex(*slot);
-    first_canonical_[i] = g;
-    ++group_size_[g];
-    next_[last_member[g]] = i;
-    last_member[g] = i;
+    const uint32_t g = format.Index(*slot);
+    any_shared_ = true;
+    first_canonical_[i] = g + 1;
+    next_[Decode(last_member[g], g)] = i + 1;
+    last_member[g] = i + 1;
     if (!p.normal) {
-      first_exact_[i] = find_exact();
-    } else if (first_normal[g] == kNone) {
-      first_normal[g] = first_exact_[i] = i;
+      store(first_exact_, find_exact());
+    } else if (first_normal[g] == kNoNormal) {
+      first_normal[g] = i + 1;  // i is its own first exact copy
     } else {
-      first_exact_[i] = first_normal[g];
+      first_exact_[i] = Decode(first_normal[g], g) + 1;
     }
   };
   for (uint32_t i = 0; i < n && i < kAhead; ++i) prepare(i);
@@ -287,20 +304,27 @@ KeyGroups::KeyGroups(const GgufHeader& header, KeyHash hash)
 
 uint32_t KeyGroups::FindGroup(std::string_view canonical) const {
   if (size_ == 0) return kNone;
+  const SlotFormat format{index_bits_};
   const uint64_t h = Hash(canonical);
-  const uint64_t tag = SlotTag(h, false);
+  const uint32_t tag = format.Tag(h);
   std::string scratch;
   for (size_t s = h & slot_mask_; slots_[s] != 0; s = (s + 1) & slot_mask_) {
-    if ((slots_[s] & kTagMask) != tag) continue;
-    const uint32_t j = SlotIndex(slots_[s]);
+    if (format.TagOf(slots_[s]) != tag) continue;
+    const uint32_t j = format.Index(slots_[s]);
     if (CanonicalView(header_.kvs[j].key(), &scratch) == canonical) return j;
   }
   return kNone;
 }
 
+uint32_t KeyGroups::CanonicalGroupSize(size_t first) const {
+  uint32_t count = 0;
+  for (uint32_t i = static_cast<uint32_t>(first); i != kNone; i = Next(i)) ++count;
+  return count;
+}
+
 std::vector<uint32_t> KeyGroups::Members(uint32_t first) const {
   std::vector<uint32_t> out;
-  for (uint32_t i = first; i != kNone; i = next_[i]) out.push_back(i);
+  for (uint32_t i = first; i != kNone; i = Next(i)) out.push_back(i);
   return out;
 }
 

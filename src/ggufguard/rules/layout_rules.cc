@@ -11,20 +11,12 @@
 #include "ggufguard/base/checked_math.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/adapter/adapter_view.h"
+#include "ggufguard/format/layout.h"
 #include "ggufguard/rules/known_keys.h"
 #include "ggufguard/rules/rules.h"
 
 namespace ggufguard {
 namespace {
-
-// A tensor whose bytes lie inside the file: where they start, and which
-// tensor it is (its size gives the end). 16 bytes, as a million tensors may
-// be placed; a tensor index fits 32 bits since every info takes bytes of a
-// header below 4 GiB.
-struct Placed {
-  uint64_t begin;
-  uint32_t index;
-};
 
 // Records a finding when [begin, end) holds a non-zero byte. Both ends lie
 // inside the file.
@@ -65,18 +57,8 @@ std::vector<uint64_t> DataLayoutBoundaries(const GgufHeader& h) {
 }
 
 std::optional<uint64_t> DataSectionEnd(const GgufHeader& h) {
-  if (!h.data_offset_known) return std::nullopt;
-  if (h.tensors.empty()) return h.data_offset;
-  uint64_t end = h.data_offset;
-  for (const TensorInfo& t : h.tensors) {
-    uint64_t tensor_end = 0;
-    if (!t.size_known || !t.absolute_known || !CheckedAdd(t.absolute_offset, t.byte_size, &tensor_end)) {
-      return std::nullopt;
-    }
-    end = std::max(end, tensor_end);
-  }
-  uint64_t padded = 0;
-  return CheckedAlignUp(end, h.alignment, &padded) ? padded : end;
+  if (!h.data_end_known) return std::nullopt;
+  return h.data_end;
 }
 
 absl::Status CheckDataLayout(RuleContext& ctx) {
@@ -107,9 +89,16 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
     return absl::OkStatus();
   }
 
-  std::vector<Placed> placed;
-  placed.reserve(h.tensors.size());
+  // A tensor is placed when its data lies inside the file. The placed ones
+  // are walked twice: in file order for their order, then by start (the
+  // layout's order, format/layout.h) for overlaps, gaps and padding.
+  auto placed = [&](const TensorInfo& t) {
+    uint64_t end = 0;
+    return TensorExtent(t, &end) && end <= file_size;
+  };
   bool all_placed = true;
+  bool have_previous = false;
+  uint64_t previous_begin = 0;  // the placed tensor before, in file order
   for (size_t i = 0; i < h.tensors.size(); ++i) {
     const TensorInfo& t = h.tensors[i];
     const uint64_t relative = t.relative_offset();
@@ -119,67 +108,57 @@ absl::Status CheckDataLayout(RuleContext& ctx) {
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' offset ", relative, " is not a multiple of the alignment ",
                                 align));
     }
-    const uint64_t begin = t.absolute_offset;
-    uint64_t end = 0;
     if (!t.size_known) {
       all_placed = false;
       continue;
     }
-    if (!t.absolute_known || !CheckedAdd(begin, t.byte_size, &end) || end > file_size) {
+    if (!placed(t)) {
       ctx.sink.Add(RuleId::kTensorOutOfBounds, t.relative_offset_field(),
                    absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at relative offset ", relative, " (", t.byte_size,
                                 " bytes) extends past the end of the file at ", file_size));
       all_placed = false;
       continue;
     }
-    placed.push_back(Placed{begin, static_cast<uint32_t>(i)});
-  }
-  auto end_of = [&](const Placed& p) { return p.begin + h.tensors[p.index].byte_size; };  // checked above
-
-  // Order: tensor data should follow the infos' order. Report each tensor
-  // that starts before its predecessor in file order.
-  bool in_order = true;
-  for (size_t k = 1; k < placed.size(); ++k) {
-    if (placed[k].begin < placed[k - 1].begin) {
-      in_order = false;
-      const TensorInfo& t = h.tensors[placed[k].index];
+    // Order: tensor data should follow the infos' order. Report each
+    // tensor that starts before its predecessor in file order.
+    if (have_previous && t.absolute_offset < previous_begin) {
       ctx.sink.Add(RuleId::kTensorOutOfOrder, t.relative_offset_field(),
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at ", placed[k].begin,
-                                " comes before that of the tensor listed before it (", placed[k - 1].begin, ")"));
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' data at ", t.absolute_offset,
+                                " comes before that of the tensor listed before it (", previous_begin, ")"));
     }
+    have_previous = true;
+    previous_begin = t.absolute_offset;
   }
 
-  // By start, ties in file order (as a stable sort would leave them, without
-  // its buffer); files that real writers make are in order already.
-  if (!in_order) {
-    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
-      return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
-    });
-  }
   uint64_t expected = h.data_offset;  // where the next tensor should start
   uint64_t covered_end = h.data_offset;  // the furthest byte any tensor reaches
-  for (size_t k = 0; k < placed.size(); ++k) {
-    const Placed& p = placed[k];
-    const TensorInfo& t = h.tensors[p.index];
-    if (p.begin < covered_end) {
-      const TensorInfo& prev = h.tensors[placed[k - 1].index];
+  const TensorInfo* previous = nullptr;  // the placed tensor before, by start
+  absl::Status padding = absl::OkStatus();
+  ForEachExtentByStart(h, [&](uint32_t index) {
+    const TensorInfo& t = h.tensors[index];
+    if (!placed(t)) return true;
+    const uint64_t begin = t.absolute_offset, end = begin + t.byte_size;  // TensorExtent: no overflow
+    if (begin < covered_end) {
       ctx.sink.Add(RuleId::kTensorOverlap, t.relative_offset_field(),
-                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' [", p.begin, ", ", end_of(p),
-                                ") overlaps tensor '", EscapeForDisplay(prev.name), "' [", placed[k - 1].begin, ", ",
-                                end_of(placed[k - 1]), ")"));
+                   absl::StrCat("tensor '", EscapeForDisplay(t.name), "' [", begin, ", ", end, ") overlaps tensor '",
+                                EscapeForDisplay(previous->name), "' [", previous->absolute_offset, ", ",
+                                previous->absolute_offset + previous->byte_size, ")"));
     } else {
       // Padding after the previous tensor, then any gap beyond it.
-      s = CheckPadding(covered_end, std::min(expected, p.begin), "inter-tensor padding", ctx);
-      if (!s.ok()) return s;
-      if (p.begin > expected) {
+      padding = CheckPadding(covered_end, std::min(expected, begin), "inter-tensor padding", ctx);
+      if (!padding.ok()) return false;
+      if (begin > expected) {
         ctx.sink.Add(RuleId::kTensorGap, expected,
-                     absl::StrCat(p.begin - expected, " unused bytes before tensor '", EscapeForDisplay(t.name),
-                                  "' at ", p.begin, " (hidden data?)"));
+                     absl::StrCat(begin - expected, " unused bytes before tensor '", EscapeForDisplay(t.name),
+                                  "' at ", begin, " (hidden data?)"));
       }
     }
-    covered_end = std::max(covered_end, end_of(p));
+    covered_end = std::max(covered_end, end);
     if (!CheckedAlignUp(covered_end, align, &expected)) expected = covered_end;
-  }
+    previous = &t;
+    return true;
+  });
+  if (!padding.ok()) return padding;
 
   if (!all_placed) return absl::OkStatus();  // the end of the data is unknown
   // The file ends after the last tensor, padded or not; zero padding only.

@@ -276,6 +276,7 @@ std::vector<KeyReadings> FindKeyReadings(const GgufHeader& header, const KeyGrou
   *groups_not_listed = 0;
   size_t keys_listed = 0;
   std::string scratch;
+  if (!groups.AnyShared()) return out;  // no group of two keys or more
   for (size_t first = 0; first < header.kvs.size(); ++first) {
     if (groups.FirstCanonical(first) != first || groups.CanonicalGroupSize(first) < 2) continue;
     if (out.size() == max_groups) {

@@ -105,6 +105,7 @@ void CheckKey(const KeyValue& kv, RuleContext& ctx, std::string_view arch) {
 // ignore; the groups come from the KeyIndex (key_groups.h), so a million keys
 // cost a sort, not a million hash-map insertions.
 void CheckDuplicateKeys(RuleContext& ctx, const KeyGroups& groups) {
+  if (!groups.AnyShared()) return;  // every key alone in its group: nothing to report
   const auto& kvs = ctx.header.kvs;
   RuleReporter duplicate(ctx, RuleId::kDuplicateKey);
   RuleReporter collision(ctx, RuleId::kKeyCollision);

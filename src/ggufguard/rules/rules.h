@@ -31,20 +31,21 @@ inline constexpr uint32_t kLlamaMaxLayers = 512;
 // between two limits aborts the older loaders.
 inline constexpr uint32_t kLlamaMaxExperts = 1024;
 
-class StringArrayHashes;  // parse/parser.h
+class StringArrayScreen;  // parse/parser.h
 
 struct RuleContext {
   const GgufHeader& header;
   FileView& file;
   FindingSink& sink;
   const Policy& policy;
-  // The token array's hashes from the parse (kTokenArrayKey), when the
-  // caller asked the parser for them; GG9054 computes them itself without.
-  const StringArrayHashes* token_hashes = nullptr;
+  // The token array's duplicate screen from the parse (kTokenArrayKey),
+  // when the caller asked the parser for it; GG9054 fills one itself
+  // without.
+  const StringArrayScreen* token_screen = nullptr;
 };
 
-// The string array whose hashes GG9054 reads: validations ask the parser to
-// hash it in its walk (ParseOptions::hashes).
+// The string array whose screen GG9054 reads: validations ask the parser to
+// screen it in its walk (ParseOptions::screen).
 inline constexpr std::string_view kTokenArrayKey = "tokenizer.ggml.tokens";
 
 // 3xxx: keys (grammar, bytes, duplicates, collisions) and value encodings

@@ -217,22 +217,6 @@ void CheckMerges(RuleContext& ctx, const KeyIndex& keys, const ArrayView& tokens
   });
 }
 
-// Whether some string of the array holds a NUL byte. Counted in bulk (one
-// vectorised pass over the array's bytes, CountZeroBytes) when every length
-// is below 256, so that each length field holds a known number of zero
-// bytes; else string by string.
-bool StringsHoldNul(const ArrayView& a) {
-  if (a.max_string_length < 256) {
-    const uint64_t in_lengths = a.count * (a.length_size - 1) + a.empty_strings;
-    return CountZeroBytes(a.element_bytes.data(), a.element_bytes.size()) != in_lengths;
-  }
-  bool nul = false;
-  ForEachString(a, a.count, [&](uint64_t, std::string_view s, uint64_t) {
-    nul = nul || s.find('\0') != std::string_view::npos;
-  });
-  return nul;
-}
-
 // llama.cpp's vocabulary loader maps every token's text to its id and
 // asserts that no two tokens share a text (GGML_ASSERT(id_to_token.size() ==
 // token_to_id.size())): a repeated token aborts the load. The text is what
@@ -254,21 +238,21 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const KeyValue
     renamed = absl::StrCat("[EMPTY_", i, "]");
     return renamed;
   };
-  // The hash of each token's text goes into the screen: the parser's,
-  // computed in its walk of this array, when every text is the token's
-  // bytes (no token empty, which llama.cpp renames, or holding a NUL, which
-  // it cuts at); else, or when the parser did not hash it (a caller
-  // without ParseOptions::hashes), computed here from the texts as
-  // llama.cpp names them. The screen's memory is bounded by the input: the
-  // parser proved the array's strings are there, 4 bytes of file or more
-  // each.
-  HashScreen screen(tokens.count);
-  const StringArrayHashes* parsed = ctx.token_hashes;
+  // The hash of each token's text goes into a screen: the parser's, filled
+  // in its walk of this array, when every text is the token's bytes (no
+  // token empty, which llama.cpp renames, or holding a NUL, which it cuts
+  // at); else, or when the parser did not screen it (a caller without
+  // ParseOptions::screen), one filled here from the texts as llama.cpp
+  // names them. The screen's memory is bounded by the input: the parser
+  // proved the array's strings are there, 4 bytes of file or more each.
+  const StringArrayScreen* parsed = ctx.token_screen;
+  const bool parsed_applies = parsed != nullptr && parsed->kv_index().has_value() &&
+                              &ctx.header.kvs[*parsed->kv_index()] == &tokens_kv && parsed->count() == tokens.count &&
+                              tokens.empty_strings == 0 && !parsed->any_zero_byte();
   std::string renamed;
-  if (parsed != nullptr && parsed->kv_index().has_value() && &ctx.header.kvs[*parsed->kv_index()] == &tokens_kv &&
-      parsed->hashes().size() == tokens.count && tokens.empty_strings == 0 && !StringsHoldNul(tokens)) {
-    for (uint64_t h : parsed->hashes()) screen.Add(h);
-  } else {
+  std::optional<HashScreen> own;
+  if (!parsed_applies) {
+    HashScreen& screen = own.emplace(tokens.count);
     const uint8_t* const array_end = tokens.element_bytes.data() + tokens.element_bytes.size();
     ForEachString(tokens, tokens.count, [&](uint64_t i, std::string_view s, uint64_t) {
       const std::string_view text = text_of(i, s, renamed);
@@ -279,6 +263,7 @@ void CheckDuplicateTokens(RuleContext& ctx, const KeyIndex& keys, const KeyValue
       screen.Add(TextHash(bytes, text.size(), static_cast<uint64_t>(limit - bytes)));
     });
   }
+  const HashScreen& screen = parsed_applies ? parsed->screen() : *own;
   if (!screen.MayRepeat()) return;
   // Two hashes may be equal: compare the texts.
   absl::flat_hash_map<std::string, uint64_t> first;
