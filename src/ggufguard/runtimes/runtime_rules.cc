@@ -96,8 +96,11 @@ void CheckOllamaReaderLimits(RuleContext& ctx, std::vector<RuntimeIssue>* issues
                             t::kOllamaMaxArraySize, ")");
       });
     }
-    if (v.array.element_type == ValueType::kString && v.array.max_string_length > max_string) {
-      // The parser's statistics say one is too long; find the first.
+    // The parser keeps the longest element's length capped at
+    // kLongestStringCap (KeyValue is compact), far below ollama's limit: a
+    // capped length says one may be too long; the walk finds the first.
+    static_assert(kLongestStringCap < t::kOllamaMaxStringLength);
+    if (v.array.element_type == ValueType::kString && v.array.max_string_length >= kLongestStringCap) {
       v.array.ForEachString(v.array.count, [&](uint64_t i, std::string_view s, uint64_t at) {
         if (s.size() <= max_string) return true;
         too_long(at, absl::StrCat("element ", i, " of ", EscapeForDisplay(kv.key())), s.size());
