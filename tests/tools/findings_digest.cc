@@ -45,6 +45,7 @@
 #include "ggufguard/findings/profile.h"
 #include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/read/llamafile.h"
 #include "ggufguard/validate.h"
 
 namespace ggufguard {
@@ -131,8 +132,18 @@ Judged JudgeAllRoutes(const std::vector<uint8_t>& bytes, const NamedPolicy& p) {
   StreamOptions options;
   options.hash = false;
   absl::StatusOr<ValidatedFile> by_stream = ValidateStream(stream, p.policy, options, p.deep);
+  // A llamafile's GGUF is found from the ZIP at the file's end, which a
+  // stream read forward once never reaches (README.md, "Llamafiles":
+  // standard input is not opened so): a file with a bad magic, never a pass.
+  const bool llamafile = !StartsWithGgufMagic(bytes) &&
+                         std::any_of(out.report.findings.begin(), out.report.findings.end(),
+                                     [](const Finding& f) { return f.rule == RuleId::kLlamafile; });
   if (out.error.empty() && !by_stream.ok()) {
     out.error = absl::StrCat("the stream route failed: ", by_stream.status().ToString());
+  } else if (out.error.empty() && llamafile) {
+    if (by_stream->report().verdict() != Report::Verdict::kInvalid) {
+      out.error = absl::StrCat("a llamafile read as a stream is not invalid:\n", Judgement(by_stream->report()));
+    }
   } else if (out.error.empty() && Judgement(by_stream->report()) != out.text) {
     out.error = absl::StrCat("the stream route differs:\n", Judgement(by_stream->report()), "memory:\n", out.text);
   }
