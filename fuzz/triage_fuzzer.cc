@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/string_view.h"
 #include "fuzz/fuzz_common.h"
 #include "ggufguard/base/strict_json.h"
 #include "ggufguard/report/triage.h"
@@ -53,9 +54,10 @@ uint32_t Lines(std::string_view text) {
 }
 
 // The line an error names ("ORIGIN, line L: ..."), or 0 when none.
-uint32_t LineNamed(std::string_view message) {
+// (Debian's abseil has its own string_view: Status::message() is one.)
+uint32_t LineNamed(absl::string_view message) {
   const size_t at = message.find(", line ");
-  if (at == std::string_view::npos) return 0;
+  if (at == absl::string_view::npos) return 0;
   uint32_t line = 0;
   for (size_t i = at + 7; i < message.size() && message[i] >= '0' && message[i] <= '9'; ++i) {
     line = line * 10 + static_cast<uint32_t>(message[i] - '0');
