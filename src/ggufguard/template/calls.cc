@@ -73,8 +73,9 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
   } else {
     fn = Eval(callee_id);
   }
-  const std::vector<Value> args = EvalArgs(e);
+  std::vector<Value> args = EvalArgs(e);
   if (fn.macro != kNoNode) {
+    for (uint32_t i = 0; i < e.args_count; ++i) args[i].facts = BindingFacts(p_.args[e.args_begin + i].value);
     edges_.push_back({current_macro_, fn.macro, cond_depth_ > 0, e.begin});
     if (current_macro_ == kNoNode) edges_.pop_back();
     RecordCall(fn.macro, e, args);
