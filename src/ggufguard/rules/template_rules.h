@@ -6,6 +6,7 @@
 #define GGUFGUARD_RULES_TEMPLATE_RULES_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ struct TemplateDigest {
   // loop, macro:NAME...) and the dangerous names it computes (scan.h).
   std::vector<std::string> roots;
   std::vector<std::string> folded_names;
+  // What the template tells the model (template/behaviour.h), shared by the
+  // keys that hold the same template; null when it was not analysed.
+  std::shared_ptr<const TemplateBehaviour> behaviour;
 };
 
 // The report's list of templates: one digest per string-valued template key,
