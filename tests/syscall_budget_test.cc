@@ -51,8 +51,10 @@ Counted ValidateCounted(uint32_t vocab_scale) {
   if (!validated.ok()) return c;
   const Report& report = validated->report();
   EXPECT_TRUE(report.valid());
-  EXPECT_TRUE(report.findings.empty()) << report.findings.size() << " findings, first: "
-                                       << (report.findings.empty() ? "" : report.findings[0].message);
+  // SmolLM2's template writes a default system prompt when none is given:
+  // that note (GG8017) is the one finding.
+  EXPECT_EQ(report.findings.size(), 1u);
+  for (const Finding& f : report.findings) EXPECT_EQ(f.rule, RuleId::kChatTemplateOwnText) << f.message;
   c.reads = counting.reads();
   c.bytes_read = counting.bytes_read();
   c.header_end = report.header.infos_end;
