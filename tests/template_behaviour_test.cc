@@ -177,6 +177,22 @@ TEST(TemplateBehaviourTest, RequestDataComparedWithRequestDataIsNoTrigger) {
   }
 }
 
+// A macro that asks whether an object has a key (axolotl's jamba,
+// `field in param`, called with the system message and with tools) tests
+// structure; the same macro asked about a word of content is a trigger.
+TEST(TemplateBehaviourTest, AKeyTestedThroughAMacroParameterIsNoTrigger) {
+  auto with = [](const std::string& needle) {
+    return std::string("{%- macro has(param, field=none) %}{%- if field is not none and field in param %}") +
+           "{{- '<|im_start|>system\\nThe tools are described below.<|im_end|>\\n' }}{%- endif %}{%- endmacro %}" +
+           "{{- has(messages[0]['content']) }}{%- for t in tools %}{{- has(t, field='title') }}{%- endfor %}" +
+           "{%- for m in messages %}{{- has(m['content'], field=" + needle + ") }}{%- endfor %}" + kLoop;
+  };
+  const std::string keys = with("'citations'");
+  EXPECT_EQ(Count(Behaviour(keys), Kind::kContentGatedText), 0u) << Dump(Behaviour(keys));
+  const std::string word = with("'bank'");
+  EXPECT_EQ(Count(Behaviour(word), Kind::kContentGatedText), 1u) << Dump(Behaviour(word));
+}
+
 // --- GG8017-GG8022: the template's own text ---
 
 TEST(TemplateBehaviourTest, OwnTextIsListedPerTurnAndUnexpectedKindsAreCalledOut) {

@@ -8,8 +8,6 @@
 // the expression, reading the facts of the names it meets from the scope the
 // interpreter keeps), so the analysis stays linear in the template.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -330,7 +328,11 @@ static constexpr double kStructuralLength = 32;
 static bool IsPartKey(std::string_view s) {
   static constexpr std::string_view kKeys[] = {"image", "image_url", "video", "video_url", "audio", "input_audio",
                                                "file", "url", "tool_calls", "thinking", "reasoning_content",
-                                               "tool_call_id", "function", "tools", "documents"};
+                                               "tool_call_id", "function", "tools", "documents",
+                                               // a tool's, its schema's and a document's keys
+                                               // (axolotl's jamba: `field in param`, field='title')
+                                               "name", "title", "parameters", "properties", "required",
+                                               "arguments", "citations"};
   return IsContentField(s) || IsShapeField(s) || std::find(std::begin(kKeys), std::end(kKeys), s) != std::end(kKeys);
 }
 
@@ -359,10 +361,6 @@ Facts Interpreter::Compare(const Facts& a, const Facts& b, NodeId a_expr, NodeId
   f.reads &= ~(kReadTriggerNeg | kReadTriggerAny);
   if (f.trigger != 0) f.reads |= kReadTriggerAny;  // comparing what already depends on one
   const bool trigger = (FreeText(a) && literal(b_expr, b, a, false)) || (FreeText(b) && literal(a_expr, a, b, true));
-  if (trigger && std::getenv("GG_DBG")) {  // TEMPORARY
-    std::fprintf(stderr, "trigger at %s: a.reads %x b.reads %x\n", ExprText(at).c_str(), a.reads, b.reads);
-    for (const Facts* x : {&a, &b}) for (uint32_t id : x->frags) std::fprintf(stderr, "  frag kind %d '%s'\n", (int)rec_.frag(id).kind, rec_.frag(id).text.c_str());
-  }
   if (trigger) {
     f.reads |= kReadTrigger;
     if (f.trigger == 0) {
