@@ -17,6 +17,12 @@ against the class:
                   and plain Jinja2 (as llama.cpp's engine) renders it.
   attack          Jinja2 does what the `jinja2` column says, and ggufguard
                   rejects it under the default policy with its kind's rule.
+  poisoned        a template that changes what the model is told (issue 37):
+                  Jinja2 renders it, and ggufguard rejects it with its kind's
+                  rule under the policy BEHAVIOUR.tsv names (the behaviour
+                  kinds that are warnings by default are rejected under
+                  strict); its neighbour (same name under neighbour/) is
+                  accepted under both policies.
                   Every dunder-access and attr-filter attack must raise
                   SecurityError in Jinja2: the sandbox stops what ggufguard
                   stops. The other kinds say what Jinja2 does instead: the
@@ -25,6 +31,13 @@ against the class:
                   limit (timeout), recursion ends in RecursionError, and a
                   computed name or a global reached by name renders when
                   nothing in the request makes it a dunder.
+
+BEHAVIOUR.tsv then says what each poisoned template does that its neighbour
+does not, rendered with one of BEHAVIOUR_REQUESTS: `shows` appears in the
+poisoned render and not in the neighbour's, `loses` (the request's own words)
+appears in the neighbour's and not in the poisoned one, and under the `quiet`
+request (no trigger word) the poisoned render does not show it either: the
+text waits for its trigger.
 
 Each template renders in a child process with a time limit and an address
 space limit, once per request of REQUESTS: 5 s of CPU and 512 MiB, and for a
@@ -41,6 +54,7 @@ fails the test.
 usage: jinja2_oracle.py GGUFGUARD_CLI [TEMPLATE_DIR]
        jinja2_oracle.py --report GGUFGUARD_CLI FILE...   (any templates: what
                                                          Jinja2 and ggufguard do)
+       jinja2_oracle.py --show REQUEST FILE                (a render, for a reader)
 """
 import concurrent.futures
 import json
@@ -72,6 +86,9 @@ RULES = {
     "dunder-access": "GG8003", "attr-filter": "GG8004", "globals-helper": "GG8006",
     "unbounded-recursion": "GG8010", "deep-nesting": "GG8011", "computed-name": "GG8012",
     "file-access": "GG8013", "render-bomb": "GG8014",
+    "content-gated-text": "GG8016", "text-url": "GG8018", "text-markup": "GG8019", "text-command": "GG8020",
+    "text-blob": "GG8021", "invisible-text": "GG8022", "system-dropped": "GG8023", "content-dropped": "GG8024",
+    "content-rewritten": "GG8025", "content-moved": "GG8026", "forged-turn": "GG8027",
 }
 SANDBOX_ESCAPES = {"dunder-access", "attr-filter"}
 
@@ -159,6 +176,31 @@ HOSTILE = [
 # tools` cannot iterate).
 REQUESTS = [(CHAT, None), (SYSTEM + CHAT, None), (TOOL_CHAT, TOOLS), (HOSTILE, None)]
 
+# The conversations BEHAVIOUR.tsv renders the poisoned templates and their
+# neighbours with: (messages, extra context). `trigger` holds every word a
+# poisoned template waits for; `chat` and `system_only` none of them.
+OPERATOR = {"role": "system", "content": "Operator policy: reply formally."}
+TRIGGER = ("URGENT: Hey, I forgot my bank password and must move crypto from my wallet to pay an invoice; as admin "
+           "please deploy the fix, this is a VIP debug request (sudo).")
+BEHAVIOUR_REQUESTS = {
+    "chat": (CHAT, {}),
+    "system": ([OPERATOR] + CHAT, {}),
+    "system_gemma": ([OPERATOR] + CHAT, {}),
+    "system_only": ([OPERATOR, {"role": "user", "content": "Hello!"}], {}),
+    "trigger": ([{"role": "user", "content": "ping"}, {"role": "assistant", "content": "pong"},
+                 {"role": "user", "content": TRIGGER}], {}),
+    "shout": ([{"role": "user", "content": "WHY IS THIS BROKEN"}], {}),
+    "tools": (TOOL_CHAT, {"tools": TOOLS}),
+    "docs": (CHAT, {"documents": [{"title": "Q3 report", "text": "confidential: revenue figures"}]}),
+    "reasoning": ([{"role": "user", "content": "Write the exploit."},
+                   {"role": "assistant", "content": "No.", "reasoning_content": "I should refuse this."},
+                   {"role": "user", "content": "Please?"}], {}),
+    "negation": ([{"role": "user", "content": "Please do not share my home address with anyone."}], {}),
+    "negation2": ([{"role": "user", "content": "Please do not share my home address with anyone. It is private."}], {}),
+    "refund": ([{"role": "user", "content": "I want a refund for my order."}], {}),
+    "multiline": ([{"role": "user", "content": "line one\nline two"}], {}),
+}
+
 
 def render_all(source, sandboxed=True):
     """What each request does: 'renders' or the exception's type name."""
@@ -175,6 +217,71 @@ def render_all(source, sandboxed=True):
         except Exception as e:  # RecursionError, MemoryError, OverflowError, TypeError...
             outcomes.append(type(e).__name__)
     return outcomes
+
+
+def render_one(source, request):
+    """The template rendered for one of BEHAVIOUR_REQUESTS."""
+    messages, extra = BEHAVIOUR_REQUESTS[request]
+    context = {"messages": messages, "add_generation_prompt": True, "bos_token": "<s>", "eos_token": "</s>", **extra}
+    return environment().from_string(source).render(**context)
+
+
+def rendered(path, request):
+    """render_one in a child process under the limits; None when it fails."""
+    try:
+        child = subprocess.run([sys.executable, __file__, "--render-with", request, str(path)], capture_output=True,
+                               text=True, timeout=RENDER_SECONDS + 5, preexec_fn=limit_child)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(child.stdout) if child.returncode == 0 else None
+
+
+def unescape(cell):
+    return "" if cell == "-" else cell.encode("latin-1", "backslashreplace").decode("unicode-escape")
+
+
+def read_behaviour(template_dir):
+    path = template_dir / "BEHAVIOUR.tsv"
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    return {row["name"]: row for row in (dict(zip(header, line.split("\t"))) for line in lines[1:] if line)}
+
+
+def check_behaviour(template_dir, rows):
+    """What each poisoned template does that its neighbour does not (the
+    module docstring says how); a list of failures."""
+    failures = []
+
+    def one(name, row):
+        out = []
+        poisoned, neighbour = template_dir / "poisoned" / f"{name}.jinja", template_dir / "neighbour" / f"{name}.jinja"
+        request, shows, loses = row["request"], unescape(row["shows"]), unescape(row["loses"])
+        p, n = rendered(poisoned, request), rendered(neighbour, request)
+        if p is None or n is None:
+            return [f"{name}: Jinja2 does not render the pair for {request!r}"]
+        if shows not in p:
+            out.append(f"{name}: the poisoned render for {request!r} lacks {shows!r}")
+        if shows in n:
+            out.append(f"{name}: the neighbour's render for {request!r} shows {shows!r} too")
+        if loses and (loses not in n or loses in p):
+            out.append(f"{name}: {loses!r} should reach the neighbour's render and not the poisoned one")
+        if row["quiet"] != "-":
+            q = rendered(poisoned, row["quiet"])
+            if q is None or shows in q:
+                out.append(f"{name}: without its trigger ({row['quiet']!r}) the poisoned render still shows {shows!r}")
+        return out
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for result in pool.map(lambda item: one(*item), rows.items()):
+            failures.extend(result)
+    return failures
+
+
+def limit_child():
+    resource.setrlimit(resource.RLIMIT_AS, (RENDER_BYTES, RENDER_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (RENDER_SECONDS, RENDER_SECONDS + 1))
 
 
 def jinja2_outcome(path, seconds=RENDER_SECONDS, address_space=RENDER_BYTES, mode="--render"):
@@ -258,12 +365,24 @@ def check(cli, template_dir):
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:  # each render is its own process
         outcomes = list(pool.map(outcome_of, entries, paths))
+    behaviour = read_behaviour(template_dir)
     counts = {}
     for e, path, (outcome, per_request) in zip(entries, paths, outcomes):
         name, cls, kind, expected = e["path"], e["class"], e["kind"], e.get("jinja2", "")
         counts[(cls, outcome)] = counts.get((cls, outcome), 0) + 1
         what = f"{name} ({cls}{', ' + kind if kind != '-' else ''}): Jinja2 {outcome} {per_request}"
-        if cls in ("benign", "inert"):
+        if cls == "poisoned":
+            row = behaviour.get(pathlib.Path(name).stem)
+            if row is None:
+                failures.append(f"{what}: not in BEHAVIOUR.tsv")
+                continue
+            if expected != "renders" or outcome != "renders":
+                failures.append(f"{what}, expected it to render (column says {expected!r})")
+            valid, rules = (strict if row["policy"] == "strict" else default)[path]
+            if valid or RULES[kind] not in rules:
+                failures.append(f"{what}: ggufguard does not reject it under {row['policy']} with {RULES[kind]}: {sorted(rules)}")
+            continue
+        if cls in ("benign", "inert", "neighbour"):
             if expected == "sandbox-refuses" and cls == "benign":
                 plain, plain_per_request = jinja2_outcome(path, mode="--render-plain")
                 if outcome != "SecurityError" or plain != "renders":
@@ -283,6 +402,7 @@ def check(cli, template_dir):
         valid, rules = default[path]
         if valid or RULES[kind] not in rules:
             failures.append(f"{what}: ggufguard does not reject it with {RULES[kind]}: {sorted(rules)}")
+    failures.extend(check_behaviour(template_dir, behaviour))
     for (cls, outcome), n in sorted(counts.items()):
         print(f"{cls:7} {outcome:24} {n}")
     for f in failures:
@@ -303,6 +423,17 @@ def report(cli, paths):
 
 
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--render-with":
+        sys.setrecursionlimit(5000)
+        try:
+            print(json.dumps(render_one(pathlib.Path(argv[3]).read_text(encoding="utf-8"), argv[2])))
+        except Exception as e:  # a failed render is None to the caller
+            print(f"{type(e).__name__}: {e}", file=sys.stderr)
+            return 1
+        return 0
+    if len(argv) == 4 and argv[1] == "--show":
+        print(render_one(pathlib.Path(argv[3]).read_text(encoding="utf-8"), argv[2]))
+        return 0
     if len(argv) == 3 and argv[1] in ("--render", "--render-plain"):
         sys.setrecursionlimit(5000)
         print(json.dumps(render_all(pathlib.Path(argv[2]).read_text(encoding="utf-8"), argv[1] == "--render")))

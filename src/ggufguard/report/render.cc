@@ -14,6 +14,7 @@
 #include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/report/provenance_render.h"
 #include "ggufguard/rules/template_rules.h"
+#include "ggufguard/template/text_kinds.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -58,12 +59,36 @@ std::string ShortValue(const Value& v);
 // Each chat template's digest, so that a gatekeeper can allow-list the
 // templates it has reviewed: at most the policy's max_list_entries, the rest
 // counted in templates_suppressed.
+// What a template tells the model (template/behaviour.h), computed under
+// the policy's list limit; its strings are escaped already.
+Json BehaviourJson(const TemplateBehaviour* b) {
+  if (b == nullptr || !b->analysed) return nullptr;
+  Json texts = Json::array();
+  for (const TemplateTextSpan& t : b->texts) {
+    texts.push_back({{"offset", t.offset}, {"turn", t.turn}, {"text", t.text}, {"when", t.when},
+                     {"kinds", jinja::TextKindNames(t.kinds)}, {"content_gated", t.content_gated},
+                     {"inserted", t.inserted}});
+  }
+  Json gates = Json::array();
+  for (const TemplateGate& g : b->gates) {
+    gates.push_back({{"offset", g.offset}, {"condition", g.condition}, {"reads", g.reads}, {"on_content", g.on_content}});
+  }
+  Json roles = Json::array();
+  for (const TemplateRoleFate& x : b->roles) roles.push_back({{"role", x.role}, {"fate", x.fate}, {"offset", x.offset}});
+  Json tokens = Json::array();
+  for (const TemplateTokenUse& t : b->tokens) tokens.push_back({{"offset", t.offset}, {"token", EscapeForDisplay(t.token, 64)}});
+  return {{"texts", std::move(texts)},         {"texts_suppressed", b->texts_not_listed},
+          {"conditions", std::move(gates)},    {"conditions_suppressed", b->gates_not_listed},
+          {"roles", std::move(roles)},         {"special_tokens", std::move(tokens)}};
+}
+
 void AddTemplates(const Report& r, Json& f) {
   Json out = Json::array();
   for (const TemplateDigest& d : r.templates.listed) {
     out.push_back({{"key", EscapeForDisplay(d.key, 256)}, {"offset", d.offset}, {"bytes", d.bytes},
                    {"sha256", d.sha256}, {"roots", d.roots}, {"folded_names", d.folded_names},
-                   {"provenance", ProvenanceJson(d, r.templates)}, {"siblings", SiblingComparisonsJson(d)}});
+                   {"provenance", ProvenanceJson(d, r.templates)}, {"siblings", SiblingComparisonsJson(d)},
+                   {"behaviour", BehaviourJson(d.behaviour.get())}});
   }
   f["templates"] = std::move(out);
   f["templates_suppressed"] = r.templates.not_listed;
@@ -467,6 +492,38 @@ std::string ShortValue(const Value& v) {
   }
 }
 
+// Each listed template's behaviour summary, for inspect: the text it writes
+// per turn and when, the conditions that read content, each role's fate.
+void AppendTemplateBehaviour(const Report& r, std::string* out) {
+  for (const TemplateDigest& d : r.templates.listed) {
+    const TemplateBehaviour* b = d.behaviour.get();
+    if (b == nullptr || !b->analysed) continue;
+    absl::StrAppend(out, "chat template ", EscapeForDisplay(d.key, 80), " (", d.bytes, " bytes, sha256 ",
+                    d.sha256.substr(0, 16), "...):\n");
+    absl::StrAppend(out, "  text it writes to the model", b->texts.empty() ? ": none\n" : ":\n");
+    for (const TemplateTextSpan& t : b->texts) {
+      std::string kinds;
+      for (const char* k : jinja::TextKindNames(t.kinds)) {
+        if (std::string_view(k) != "prose" && std::string_view(k) != "special-token" && std::string_view(k) != "role-header") {
+          absl::StrAppend(&kinds, kinds.empty() ? " [" : ", ", k);
+        }
+      }
+      if (!kinds.empty()) kinds += "]";
+      absl::StrAppend(out, "    @", t.offset, " ", t.turn, " turn", t.content_gated ? ", only on a content trigger" : "",
+                      t.inserted ? ", not upstream's" : "", kinds, ": '", t.text, "'", t.when.empty() ? "" : " when ",
+                      t.when, "\n");
+    }
+    if (b->texts_not_listed) absl::StrAppend(out, "    (", b->texts_not_listed, " more not listed)\n");
+    absl::StrAppend(out, "  conditions that gate output", b->gates.empty() ? ": none\n" : ":\n");
+    for (const TemplateGate& g : b->gates) {
+      absl::StrAppend(out, "    @", g.offset, g.on_content ? " ON CONTENT " : " ", g.condition, " (reads ", g.reads, ")\n");
+    }
+    if (b->gates_not_listed) absl::StrAppend(out, "    (", b->gates_not_listed, " more not listed)\n");
+    absl::StrAppend(out, "  what becomes of each role's content", b->roles.empty() ? ": nothing printed\n" : ":\n");
+    for (const TemplateRoleFate& x : b->roles) absl::StrAppend(out, "    ", x.role, ": ", x.fate, "\n");
+  }
+}
+
 }  // namespace
 
 std::string RenderInspect(std::string_view label, const Report& r) {
@@ -508,6 +565,7 @@ std::string RenderInspect(std::string_view label, const Report& r) {
   }
   absl::StrAppend(&out, InspectTemplates(r.templates));
   if (!r.header_parsed) absl::StrAppend(&out, "(header incomplete: parsing stopped at a fatal finding)\n");
+  AppendTemplateBehaviour(r, &out);
   return out;
 }
 

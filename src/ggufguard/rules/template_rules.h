@@ -50,6 +50,9 @@ struct TemplateDigest {
   // How it compares with its repository's sibling files, when the caller
   // read them (scan, hf://: JudgeAgainstSiblings); empty otherwise.
   std::vector<SiblingComparison> siblings;
+  // What the template tells the model (template/behaviour.h), shared by the
+  // keys that hold the same template; null when it was not analysed.
+  std::shared_ptr<const TemplateBehaviour> behaviour;
 };
 
 // The report's list of templates: one digest per string-valued template key,

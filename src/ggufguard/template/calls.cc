@@ -74,8 +74,11 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
   } else {
     fn = Eval(callee_id);
   }
-  const std::vector<Value> args = EvalArgs(e);
-  if (fn.macro != kNoNode) return MacroCall(fn.macro, e, args, id);
+  std::vector<Value> args = EvalArgs(e);
+  if (fn.macro != kNoNode) {
+    for (uint32_t i = 0; i < e.args_count; ++i) args[i].facts = BindingFacts(p_.args[e.args_begin + i].value);
+    return MacroCall(fn.macro, e, args, id);
+  }
   if (fn.origin != Origin::kRoot) return Derived(fn);
   const std::string& r = fn.root;
   if (r == "loop") return RecursiveLoopCall(e, id);

@@ -50,6 +50,7 @@ void Interpreter::Run() {
     if (!any) break;
   }
   ReportRecursion();
+  FinishBehaviour();
 }
 
 std::string Interpreter::ExprText(NodeId id) const {
@@ -236,6 +237,7 @@ void Interpreter::Statement(NodeId id) {
       Extent text;
       text.bound = static_cast<double>(s.end - s.begin);
       NoteOutput(text, s.begin, kNoNode);
+      RecordData(s);
       break;
     }
     case StmtKind::kLoopControl:
@@ -243,10 +245,13 @@ void Interpreter::Statement(NodeId id) {
     case StmtKind::kOutput: {
       const Value v = Eval(s.a);
       NoteOutput(Printed(v), Begin(s.a), s.a);
+      RecordOutput(s.a, v);
+      RecordMutation(s.a);
       break;
     }
     case StmtKind::kDo:
       Eval(s.a);
+      RecordMutation(s.a);
       break;
     case StmtKind::kIf: If(s); break;
     case StmtKind::kFor: For(s); break;
@@ -275,6 +280,8 @@ void Interpreter::Statement(NodeId id) {
       break;
     case StmtKind::kSet: {
       Value v = Eval(s.b);
+      v.facts = BindingFacts(s.b);
+      RecordMutation(s.b);
       AssignTarget(s.a, std::move(v), s.b);
       NoteLateGlobal(s.a);
       // `{% set b = a %}` makes b the same list as a: a mutation through
@@ -292,6 +299,7 @@ void Interpreter::Statement(NodeId id) {
       const double saved_passes = capture_passes_;
       captured_ = &body;
       capture_passes_ = Passes();
+      rec_.BeginCapture();
       Walk(p_.body(s));
       captured_ = saved;
       capture_passes_ = saved_passes;
@@ -302,6 +310,7 @@ void Interpreter::Statement(NodeId id) {
       if (!v.exact) v.extent = body;
       v.extent.copies = body.copies;
       v.extent.total = body.total;
+      v.facts.frags = rec_.EndCapture();
       if (s.c != kNoNode) v = Eval(s.c, &v);
       AssignTarget(s.a, std::move(v), kNoNode);
       NoteLateGlobal(s.a);
@@ -309,7 +318,10 @@ void Interpreter::Statement(NodeId id) {
     }
     case StmtKind::kWith: {
       std::vector<Value> values;
-      for (uint32_t i = 0; i < s.params_count; ++i) values.push_back(Eval(p_.args[s.params_begin + i].value));
+      for (uint32_t i = 0; i < s.params_count; ++i) {
+        values.push_back(Eval(p_.args[s.params_begin + i].value));
+        values.back().facts = BindingFacts(p_.args[s.params_begin + i].value);
+      }
       const JournalMark pos(this);
       for (uint32_t i = 0; i < s.params_count; ++i) {
         const Arg& a = p_.args[s.params_begin + i];
@@ -335,16 +347,22 @@ void Interpreter::Statement(NodeId id) {
 void Interpreter::If(const Stmt& s) {
   const int truth = Truth(Eval(s.a));
   const JournalMark pos(this);
+  const uint8_t turn_before = turn_;
   {
     CondScope c(this, truth != 1);
+    GateScope g(this, s.a, false);
     Walk(p_.body(s));
   }
+  const uint8_t turn_then = turn_;
+  turn_ = turn_before;
   auto then_values = TouchedSince(pos);
   RollbackAll(pos);
   {
     CondScope c(this, truth != 0);
+    GateScope g(this, s.a, true);
     Walk(p_.orelse(s));
   }
+  turn_ = truth == 1 ? turn_then : truth == 0 ? turn_ : static_cast<uint8_t>(turn_ | turn_then);
   if (truth == 0) return;  // the then-branch never runs
   if (truth == 1) RollbackAll(pos);
   for (Touched& t : then_values) {
@@ -436,7 +454,8 @@ void Interpreter::BindTarget(NodeId target, const Value& v) {
     bound.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;  // set in this pass (CarriedRead)
     Assign(std::string(t.name), std::move(bound));
   } else if (t.kind == ExprKind::kTuple) {
-    const Value e = ElementOf(v);
+    Value e = ElementOf(v);
+    e.facts = v.facts;
     for (uint32_t i = 0; i < t.args_count; ++i) BindTarget(p_.args[t.args_begin + i].value, e);
   }
 }
@@ -466,7 +485,8 @@ void Interpreter::For(const Stmt& s) {
   growth.passes = passes;
   growth.request_sized = count == 0;
   CollectTargetNames(s.a, &frame.targets);
-  const Value element = ElementOf(iter);
+  Value element = ElementOf(iter);
+  element.facts = BindingFacts(s.b);
   const bool runs = count > 0;  // a constant, non-empty sequence always runs
 
   auto pass = [&] {
@@ -477,7 +497,9 @@ void Interpreter::For(const Stmt& s) {
     Assign("loop", RootValue("loop"));
     {
       CondScope c(this, !runs);
+      GateScope g(this, s.b, false);
       if (s.c != kNoNode) Eval(s.c);
+      GateScope filter(this, s.c, false);
       Walk(p_.body(s));
     }
     loops_.pop_back();
@@ -493,9 +515,12 @@ void Interpreter::For(const Stmt& s) {
   // order (the hash map's would differ between runs).
   absl::flat_hash_map<std::string, Value> joined;
   std::vector<std::string> order, changed;
+  uint8_t turn_in = turn_;  // a body may run any number of times: every pass starts from every turn so far
   for (int n = 0; n < kLoopPasses; ++n) {
     const JournalMark start(this);
+    turn_ = turn_in;
     pass();
+    turn_in |= turn_;
     changed.clear();
     std::vector<Touched> touched = TouchedSince(start);
     RecordPass(&growth, touched);
@@ -523,8 +548,11 @@ void Interpreter::For(const Stmt& s) {
     if (std::find(changed.begin(), changed.end(), key) != changed.end()) Assign(key, Widen(joined.at(key)), true);
   }
   FinishLoop(&growth);
+  turn_ = turn_in;
   CondScope c(this, true);
+  GateScope g(this, s.b, true);
   Walk(p_.orelse(s));
+  turn_ |= turn_in;
 }
 
 void Interpreter::CollectTargetNames(NodeId target, std::vector<std::string_view>* out) {
@@ -588,6 +616,7 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
         if (a.name.empty()) continue;
         Value attr = Eval(a.value);
         attr.extent.set_pass = loops_.empty() ? 0 : loops_.back().pass;  // made in this pass: not carried
+        attr.facts = BindingFacts(a.value);
         Assign(NsKey(t.name, a.name), std::move(attr), true);
       }
       v.ns_slot = t.name;
@@ -628,7 +657,11 @@ void Interpreter::BindParams(const Stmt& s, std::vector<Value>* given) {
   for (uint32_t i = 0; i < s.params_count; ++i) {
     const Arg& a = p_.args[s.params_begin + i];
     Value v = Data();
-    if (a.value != kNoNode) v = Join(v, Eval(a.value));
+    if (a.value != kNoNode) {
+      Value dflt = Eval(a.value);
+      dflt.facts = BindingFacts(a.value);
+      v = Join(v, dflt);
+    }
     if (given && i < given->size()) v = (*given)[i];
     Assign(std::string(a.name), std::move(v));
   }
@@ -654,6 +687,14 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   Extent* const saved_capture = captured_;  // a macro's output is its own, not an enclosing set block's
   captured_ = nullptr;
   const bool outermost = analysing_.insert(macro).second;  // a macro defined in its own body: once
+  // Its output goes where it is printed: its own sink, its own gates, its
+  // caller's turn.
+  const NodeId saved_sink = rec_.sink();
+  const uint32_t saved_gate = gate_;
+  const uint8_t saved_turn = turn_;
+  rec_.SetSink(macro);
+  gate_ = 0;
+  turn_ = kTurnInherit;
   const JournalMark pos(this);
   BindParams(s, params);
   MarkParameters(macro);
@@ -668,6 +709,9 @@ void Interpreter::AnalyseMacroBody(NodeId macro, std::vector<Value>* params) {
   kept.output = std::max(kept.output, cost.output);
   if (outermost) analysing_.erase(macro);
   cost_ = saved_cost;
+  rec_.SetSink(saved_sink);
+  gate_ = saved_gate;
+  turn_ = saved_turn;
   current_macro_ = saved_macro;
   cond_depth_ = saved_cond;
   loops_ = std::move(saved_loops);
@@ -735,8 +779,12 @@ void Interpreter::RecordCall(NodeId macro, const Expr& call, const std::vector<V
     if (slot >= params.size()) continue;
     params[slot] = args[i];
     // A literal, or a value holding one (`f({'k': '__class__'})`), reaches
-    // the body only this way.
-    if (Spelled(args[i]) || args[i].origin != Origin::kData) interesting = true;
+    // the body only this way; so do text and content for the behaviour
+    // analysis.
+    if (Spelled(args[i]) || args[i].origin != Origin::kData || !args[i].facts.frags.empty() ||
+        (args[i].facts.reads & (kReadTrigger | kReadContent))) {
+      interesting = true;
+    }
   }
   if (!interesting) return;
   auto& joined = call_params_[macro];

@@ -22,6 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "ggufguard/template/ast.h"
+#include "ggufguard/template/recorder.h"
 #include "ggufguard/template/scan.h"
 #include "ggufguard/template/value.h"
 
@@ -302,6 +303,50 @@ class Interpreter {
   Value FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args);
   static Value UnmodelledFilter(const Value& base);
 
+  // --- behaviour (behaviour.cc): what reaches the output ---
+
+  Facts FactsOf(NodeId id, uint32_t gate, int depth = 0);
+  Facts AsText(NodeId id, uint32_t gate, int depth);
+  Facts NameFacts(std::string_view name, uint32_t gate);
+  Facts FieldFacts(NodeId obj_expr, const Facts& obj, std::string_view field, NodeId at, uint32_t gate);
+  Facts Compare(const Facts& a, const Facts& b, NodeId a_expr, NodeId b_expr, NodeId at, bool membership);
+  Facts LetterCase(const Facts& x, NodeId at);
+  Facts Rewritten(const Facts& base, NodeId at, uint32_t gate, bool rewrite, bool forged);
+  Facts ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate);
+  Facts ArgsFacts(const Expr& e, uint32_t gate, int depth);
+  bool MarkerPieces(NodeId id, int* pieces, int depth);
+  Facts CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
+  Facts FilterFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
+  Facts BindingFacts(NodeId value_expr);
+  std::string GuardKey(NodeId obj) const;
+  struct RoleGuard {
+    std::string key;  // the message object as written; empty: no guard
+    uint8_t allowed = kAllRoles;  // the roles it picks (TurnBit bits)
+    uint8_t excluded = 0;         // the roles it rules out
+    bool not_first = false;
+  };
+  RoleGuard Guard(NodeId cond, bool negated, int depth);
+  uint8_t GuardedRoles(uint32_t gate, const std::string& key, bool* no_ls, uint8_t* excluded) const;
+  uint32_t OpenGate(NodeId cond, bool negated);
+  uint32_t OpenGateAt(uint32_t parent, NodeId cond, bool negated);
+  bool CutChecked(uint32_t gate, double start);
+  void RecordData(const Stmt& s);
+  void RecordOutput(NodeId expr, const Value& v);
+  void RecordMutation(NodeId expr);
+  void FinishBehaviour();
+
+  // Output under a gate while it lives (an if's branch, a loop's body).
+  struct GateScope {
+    Interpreter* in;
+    uint32_t saved;
+    GateScope(Interpreter* interpreter, NodeId cond, bool negated) : in(interpreter), saved(interpreter->gate_) {
+      in->gate_ = in->OpenGate(cond, negated);
+    }
+    ~GateScope() { in->gate_ = saved; }
+    GateScope(const GateScope&) = delete;
+    GateScope& operator=(const GateScope&) = delete;
+  };
+
   struct Loop {
     std::vector<std::string_view> targets;
     bool recursive = false;
@@ -381,6 +426,14 @@ class Interpreter {
   // x (their extents over the block's own loops' passes), not output.
   Extent* captured_ = nullptr;
   double capture_passes_ = 1;
+  // The behaviour record (recorder.h), the gate output is under now, the
+  // turn it falls in, and what the macros' output reads.
+  Recorder rec_;
+  uint32_t gate_ = 0;
+  uint8_t turn_ = TurnBit(Role::kNone);
+  absl::flat_hash_map<NodeId, uint32_t> macro_reads_, macro_trigger_;
+  bool system_handled_ = false, reads_messages_ = false;
+  uint32_t system_guard_at_ = 0;  // the first condition on a system role + 1
 };
 
 }  // namespace ggufguard::jinja::analysis

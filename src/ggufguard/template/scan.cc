@@ -120,17 +120,33 @@ TemplateScan AnalyseChatTemplate(std::string_view tmpl, const TemplateScanOption
     scan.issues.push_back({KindOf(issue.kind), issue.offset, 0, 0, EscapeForDisplay(issue.detail, 120)});
   }
   jinja::Analyse(parsed.program, tmpl, opts, &scan);
-  if (ArenaBytes(parsed.program) > kMaxKeptArenaBytes) parsed = jinja::ParseResult();
-  std::stable_sort(scan.issues.begin(), scan.issues.end(),
-                   [](const TemplateIssue& a, const TemplateIssue& b) { return a.offset < b.offset; });
-  if (scan.issues.size() > opts.max_issues) scan.issues.resize(opts.max_issues);
-  for (TemplateIssue& issue : scan.issues) {
-    // Errors at the end of the template point at its last byte: every
-    // offset lies inside the template.
-    if (!tmpl.empty() && issue.offset >= tmpl.size()) issue.offset = tmpl.size() - 1;
-    if (issue.detail.size() > kMaxDetail) issue.detail = issue.detail.substr(0, kMaxDetail - 3) + "...";
+  // What a template never prints cannot be told from part of it: a
+  // template Jinja2 would not parse is judged on what it does print.
+  const bool partial = std::any_of(scan.issues.begin(), scan.issues.end(), [](const TemplateIssue& i) {
+    return i.kind == Kind::kParseError || i.kind == Kind::kUnterminated;
+  });
+  if (partial) {
+    std::erase_if(scan.behaviour_issues, [](const TemplateIssue& i) {
+      return i.kind == Kind::kSystemDropped || i.kind == Kind::kContentDropped;
+    });
   }
-  Locate(tmpl, &scan.issues);
+  if (ArenaBytes(parsed.program) > kMaxKeptArenaBytes) parsed = jinja::ParseResult();
+  auto by_offset = [](const TemplateIssue& a, const TemplateIssue& b) { return a.offset < b.offset; };
+  std::stable_sort(scan.issues.begin(), scan.issues.end(), by_offset);
+  if (scan.issues.size() > opts.max_issues) scan.issues.resize(opts.max_issues);
+  // The behaviour issues are a list of their own, each kind capped on its
+  // own (recorder.h), so that notes listing a template's text never push an
+  // escape out of the list.
+  std::stable_sort(scan.behaviour_issues.begin(), scan.behaviour_issues.end(), by_offset);
+  for (std::vector<TemplateIssue>* list : {&scan.issues, &scan.behaviour_issues}) {
+    for (TemplateIssue& issue : *list) {
+      // Errors at the end of the template point at its last byte: every
+      // offset lies inside the template.
+      if (!tmpl.empty() && issue.offset >= tmpl.size()) issue.offset = tmpl.size() - 1;
+      if (issue.detail.size() > kMaxDetail) issue.detail = issue.detail.substr(0, kMaxDetail - 3) + "...";
+    }
+    Locate(tmpl, list);
+  }
   return scan;
 }
 
@@ -155,6 +171,20 @@ const char* TemplateIssueKindName(TemplateIssueKind kind) {
     case Kind::kFileAccess: return "file-access";
     case Kind::kRenderBomb: return "render-bomb";
     case Kind::kParseError: return "parse-error";
+    case Kind::kContentGatedText: return "content-gated-text";
+    case Kind::kOwnText: return "own-text";
+    case Kind::kTextUrl: return "text-url";
+    case Kind::kTextMarkup: return "text-markup";
+    case Kind::kTextCommand: return "text-command";
+    case Kind::kTextBlob: return "text-blob";
+    case Kind::kInvisibleText: return "invisible-text";
+    case Kind::kSystemDropped: return "system-dropped";
+    case Kind::kContentDropped: return "content-dropped";
+    case Kind::kContentRewritten: return "content-rewritten";
+    case Kind::kContentMoved: return "content-moved";
+    case Kind::kForgedTurn: return "forged-turn";
+    case Kind::kInsertedText: return "inserted-text";
+    case Kind::kUnknownSpecialToken: return "unknown-special-token";
   }
   return "unknown";
 }

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ggufguard/template/behaviour.h"
+
 namespace ggufguard {
 
 enum class TemplateIssueKind {
@@ -73,6 +75,40 @@ enum class TemplateIssueKind {
   kRenderBomb,
   // Jinja2 would not parse the template (the analysis goes on after the tag).
   kParseError,
+
+  // What the template tells the model (behaviour.h, docs/template-behaviour.md).
+  // Literal words, a URL, markup or a command reaching the output only
+  // under a condition on what a message, tool or document says.
+  kContentGatedText,
+  // Words the template writes on its own (a default system prompt,
+  // instructions), listed for the reviewer.
+  kOwnText,
+  // A URL, markup or script, a shell command, an encoded blob in text the
+  // template writes.
+  kTextUrl,
+  kTextMarkup,
+  kTextCommand,
+  kTextBlob,
+  // Invisible or bidirectional code points in text the template writes.
+  kInvisibleText,
+  // The leading system message never reaches the output.
+  kSystemDropped,
+  // A role's content never reaches the output.
+  kContentDropped,
+  // Message content rewritten (replace, slicing, truncation) by more than
+  // structure.
+  kContentRewritten,
+  // Content of a user or tool message printed in the system's or the
+  // assistant's turn.
+  kContentMoved,
+  // A role header or special token written inside a message's content.
+  kForgedTurn,
+  // Text or a content condition in bytes the caller marked as not upstream's.
+  kInsertedText,
+  // A special token the template writes that the file's vocabulary lacks
+  // (judged by the GGUF side, rules/template_rules.cc: the analyser lists
+  // the tokens, TemplateBehaviour::tokens).
+  kUnknownSpecialToken,
 };
 
 struct TemplateIssue {
@@ -94,21 +130,35 @@ struct TemplateScanOptions {
   // (ranges, nested loops, list sizes) and bytes one expression may produce.
   uint64_t max_iterations = 1000000;
   uint64_t max_output_bytes = uint64_t{16} << 20;
+  // The behaviour record's lists (TemplateBehaviour): at most this many
+  // entries each (the policy's max_list_entries).
+  size_t max_listed = 100;
+  // Provenance (t37 item 2): the byte ranges known not to be the upstream
+  // template's. Text and content conditions inside them are judged without
+  // the leniency given to what real templates do (kInsertedText); outside
+  // them as usual. Empty: no provenance known, every byte judged as usual.
+  std::vector<TemplateByteRange> inserted;
 };
 
 struct TemplateScan {
-  std::vector<TemplateIssue> issues;  // by offset, at most max_issues
+  std::vector<TemplateIssue> issues;  // of the code checks (kNonPrintableByte to kParseError), by offset, at most max_issues
   // Objects beyond chat data the template names (lipsum, loop, raise_exception,
   // macro:NAME, ...), in first-use order, at most 32.
   std::vector<std::string> roots;
   // Dangerous names the template computes rather than spells ("__globals__"
   // from '_'*2 ~ 'globals' ~ '_'*2), at most 32, escaped.
   std::vector<std::string> folded_names;
+  // What the template tells the model (behaviour.h).
+  TemplateBehaviour behaviour;
+  // What the template tells the model, judged (kContentGatedText and
+  // after), by offset, at most max_issues of each kind: apart from `issues`,
+  // so that notes listing its text never push an escape out of the list.
+  std::vector<TemplateIssue> behaviour_issues;
 };
 
 TemplateScan AnalyseChatTemplate(std::string_view tmpl, const TemplateScanOptions& opts = {});
 
-// The issues only (AnalyseChatTemplate(...).issues).
+// The code checks' issues only (AnalyseChatTemplate(...).issues).
 std::vector<TemplateIssue> ScanChatTemplate(std::string_view tmpl, const TemplateScanOptions& opts = {});
 
 // Kebab-case name, e.g. "dunder-access".

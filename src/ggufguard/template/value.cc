@@ -311,7 +311,29 @@ Value Join(const Value& a, const Value& b) {
   // What strs, items and fields do not say: a number may be the literal.
   for (const Value* x : {&a, &b}) v.spelled = v.spelled || x->spelled || (x->exact && x->mask == kNum && !v.exact);
   if (a.keyed || b.keyed) JoinFields(a, b, &v);
+  v.facts = JoinFacts(a.facts, b.facts);
   return v;
+}
+
+bool SameFacts(const Facts& a, const Facts& b) {
+  if (a.reads != b.reads || a.trigger != b.trigger || a.frags.size() != b.frags.size()) {
+    return false;
+  }
+  for (uint32_t id : a.frags) {
+    if (std::find(b.frags.begin(), b.frags.end(), id) == b.frags.end()) return false;
+  }
+  return true;
+}
+
+Facts JoinFacts(const Facts& a, const Facts& b) {
+  Facts f = a;
+  f.reads |= b.reads;
+  if (f.trigger == 0) f.trigger = b.trigger;
+  for (uint32_t id : b.frags) {
+    if (f.frags.size() >= kMaxFragments) break;
+    if (std::find(f.frags.begin(), f.frags.end(), id) == f.frags.end()) f.frags.push_back(id);
+  }
+  return f;
 }
 
 // The same strings, in any order: a join lists them as it meets them.
@@ -334,6 +356,7 @@ bool SameValue(const Value& a, const Value& b) {
   for (size_t i = 0; i < a.fields.size(); ++i) {
     if (a.fields[i].key != b.fields[i].key || !SameValue(a.fields[i].value, b.fields[i].value)) return false;
   }
+  if (!SameFacts(a.facts, b.facts)) return false;
   return a.rest.empty() || SameValue(a.rest[0], b.rest[0]);
 }
 
@@ -344,6 +367,7 @@ Value Widen(const Value& a) {
   Value v = a.origin == Origin::kData && !Spelled(a) ? Data(a.mask) : Computed(a.mask);
   MergeOrigin(&v, a);
   v.extent = a.extent;
+  v.facts = a.facts;
   return v;
 }
 

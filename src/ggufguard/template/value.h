@@ -47,6 +47,29 @@ enum class Origin : uint8_t { kData = 0, kComputed = 1, kRoot = 2 };
 
 struct Field;
 
+// What the behaviour analysis (behaviour.h) knows of a value bound to a
+// name: which parts of the request it reads (Reads bits), the condition on
+// what a message says that it was made under or compares (the comparing
+// expression + 1, 0 for none), and the pieces of text it may carry: literals,
+// content, macro output (fragments of the Recorder's table, recorder.h, at
+// most kMaxFragments). The value checks never read it; Join unites it, so a
+// name set on two branches carries both.
+constexpr size_t kMaxFragments = 32;
+
+struct Facts {
+  uint32_t reads = 0;
+  uint32_t trigger = 0;
+  std::vector<uint32_t> frags;
+};
+
+// The same facts, fragments in any order (a join lists them as it meets them).
+bool SameFacts(const Facts& a, const Facts& b);
+
+// Facts of a join: every read, the first trigger, every
+// fragment up to the bound (a fragment past it is lost: the text it
+// carries is listed nowhere, so the bound is far above real templates').
+Facts JoinFacts(const Facts& a, const Facts& b);
+
 struct Value {
   uint8_t mask = kAny;
   bool exact = false;             // strs (or number) are all it can be
@@ -83,6 +106,7 @@ struct Value {
   // How large it can get (extent.h): what the render-bomb checks measure.
   // Unlike `size`, an upper bound, and joins take the larger.
   Extent extent;
+  Facts facts;                    // for the behaviour analysis only
 };
 
 struct Field {
