@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,10 @@
 #include "ggufguard/ggufguard.h"
 #include "ggufguard/findings/runtime_effects.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
+#include "ggufguard/report/sarif.h"
 #include "ggufguard/runtimes/runtime_tables.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
@@ -422,6 +427,53 @@ TEST(RuntimeProfilesTest, EveryFormatCarriesTheVerdicts) {
   const std::string named_text = RenderTextFile(FileOutcome{"ok.gguf", &named, ""});
   EXPECT_NE(named_text.find("ok.gguf: runtime (required) vllm loads\n"), std::string::npos) << named_text;
   EXPECT_EQ(named_text.find("llama.cpp"), std::string::npos) << named_text;
+}
+
+// SARIF, Markdown and CycloneDX carry the same verdicts as text and JSON:
+// mistral.rs refuses with GG9221 at its byte, llama.cpp loads.
+TEST(RuntimeProfilesTest, SarifMarkdownAndCycloneDxCarryTheVerdicts) {
+  const testing::BuiltFile f = Vocabulary(8, {{"tokenizer.ggml.eos_token_id", GgufValue::U32(0xFFFFFFFFu)}}).Build();
+  const Report r = testing::Check(f);
+  const FileOutcome o{"eos.gguf", &r, ""};
+  const nlohmann::json sarif = nlohmann::json::parse(RenderSarif({o}, DefaultPolicy()));
+  const nlohmann::json& runtimes = sarif["runs"][0]["artifacts"][0]["properties"]["runtimes"];
+  ASSERT_EQ(runtimes.size(), 5u) << sarif.dump();
+  bool sarif_saw = false;
+  for (const auto& v : runtimes) {
+    if (v["runtime"] != "mistral.rs") continue;
+    sarif_saw = true;
+    EXPECT_EQ(v["verdict"], "refuses");
+    EXPECT_EQ(v["rule"], "GG9221");
+  }
+  EXPECT_TRUE(sarif_saw);
+
+  std::ostringstream md;
+  {
+    std::unique_ptr<ReportWriter> w = MakeMarkdownWriter(md);
+    w->Add(o);
+    w->Finish();
+  }
+  EXPECT_NE(md.str().find("- runtime: ` mistral.rs refuses (GG9221 mistralrs-special-token at byte "), std::string::npos)
+      << md.str();
+  EXPECT_NE(md.str().find("- runtime: ` llama.cpp loads `"), std::string::npos) << md.str();
+
+  std::ostringstream bom;
+  {
+    std::unique_ptr<ReportWriter> w = MakeCycloneDxWriter(bom);
+    w->Add(o);
+    w->Finish();
+  }
+  const nlohmann::json doc = nlohmann::json::parse(bom.str());
+  std::string mistral, llama;
+  for (const auto& c : doc["components"]) {
+    if (!c.contains("properties")) continue;
+    for (const auto& p : c["properties"]) {
+      if (p["name"] == "ggufguard:runtime:mistral.rs") mistral = p["value"].get<std::string>();
+      if (p["name"] == "ggufguard:runtime:llama.cpp") llama = p["value"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(mistral.rfind("mistral.rs refuses (GG9221", 0), 0u) << bom.str();
+  EXPECT_EQ(llama, "llama.cpp loads") << bom.str();
 }
 
 // The runtime-* reproducers of corpus/regressions (README.md there): an
