@@ -174,10 +174,6 @@ Table MakeTable() {
     set(e, r.runtime, r.outcome, "");
     e.own = r.runtime;
   }
-  // ggufguard's architecture table may lag the llama.cpp build a file is
-  // meant for (RuntimesStoppedBy): the verdict, not the severity.
-  Effects& unknown_architecture = at(RuleId::kUnknownArchitecture);
-  unknown_architecture.stopped = ProfileSet();
   t[kMaxRules] = Effects{};  // an ID outside the catalog (a bug) stops nothing
   return t;
 }

@@ -37,11 +37,7 @@ struct RuleEffect {
 // which is no runtime: kLoads for it).
 RuleEffect EffectOn(Profile runtime, RuleId id);
 
-// The runtimes a finding of `id` stops (refuses, hangs, crashes) for sure,
-// so that a profile naming one makes it an error (Policy::SeverityOf). All
-// those EffectOn says it stops, but for GG4016 unknown-architecture, which
-// llama.cpp at the commit of ggufguard's tables refuses but a newer build may
-// know: its verdict says "refuses", its severity stays the catalog's.
+// The runtimes a finding of `id` stops (refuses, hangs, crashes).
 ProfileSet RuntimesStoppedBy(RuleId id);
 
 // The one runtime a runtime rule (GG9200-GG9299) belongs to; nullopt for
