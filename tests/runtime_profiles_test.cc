@@ -280,10 +280,8 @@ TEST(RuntimeProfilesTest, OllamaRefusesAStringPastSixteenMiB) {
   const Report ok = testing::Check(Model().AddKv("tokenizer.chat_template", GgufValue::Str(fits)).Build(),
                                    Named({"ollama"}));
   EXPECT_TRUE(LacksRule(ok, RuleId::kOllamaReaderLimit));
-  const RuntimeVerdict* llama = VerdictOf(testing::Check(Model()
-                                                             .AddKv("tokenizer.chat_template", GgufValue::Str(template_text))
-                                                             .Build()),
-                                          Profile::kLlamaCpp);
+  const Report unnamed = testing::Check(Model().AddKv("tokenizer.chat_template", GgufValue::Str(template_text)).Build());
+  const RuntimeVerdict* llama = VerdictOf(unnamed, Profile::kLlamaCpp);
   ASSERT_NE(llama, nullptr);
   EXPECT_NE(llama->rule, std::optional<RuleId>(RuleId::kOllamaReaderLimit));  // llama.cpp's limit is 1 GiB
 }

@@ -106,8 +106,10 @@ uint32_t Interpreter::SlotFor(uint32_t frame, const std::string& key) {
   if (auto it = ids.find(key); it != ids.end()) return it->second;
   if (slots_.size() >= kMaxSlots) return kNoSlot;  // past the bound, what is carried is not followed
   const auto slot = static_cast<uint32_t>(slots_.size());
+  // `key` may be a slot's own name (slots_[i].second), which the push_back
+  // may move: the map takes the copy now in slots_.
   slots_.push_back({frame, key});
-  ids.emplace(key, slot);
+  ids.emplace(slots_.back().second, slot);
   return slot;
 }
 
@@ -152,7 +154,7 @@ void Interpreter::RecordPass(LoopGrowth* g, const std::vector<Touched>& touched)
     if (t.had_before) before.emplace(t.key, &t.before);
   }
   auto start_bound = [&](uint32_t slot) {
-    const std::string& key = slots_[slot].second;
+    const std::string key = slots_[slot].second;
     if (auto it = before.find(key); it != before.end()) return it->second->extent.bound;
     const Value* v = Lookup(key);
     return v ? v->extent.bound : 1.0;
@@ -244,7 +246,7 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
     if (bounds[i] > bounds[worst]) worst = i;
   }
   const size_t reported = grows >= 0 ? static_cast<size_t>(grows) : worst;
-  const std::string& key = slots_[states[reported]].second;
+  const std::string key = slots_[states[reported]].second;
   const NodeId at = setters_.contains(key) ? setters_.at(key) : g->at;
   const std::string name = SlotName(states[reported]);
   const double factor = m.m(reported, reported);
@@ -265,7 +267,7 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
   const Loop* enclosing = loops_.empty() ? nullptr : &loops_.back();
   auto entry_copies = [&](size_t j) -> Extent {
     const uint32_t slot = states[j];
-    const std::string& k = slots_[slot].second;
+    const std::string k = slots_[slot].second;
     const Value* v = j < set_count ? &g->entry[slot] : Lookup(k);
     Extent e{0, 1, {}, -1, 0};
     if (v == nullptr) return e;
@@ -281,7 +283,7 @@ void Interpreter::FinishLoop(LoopGrowth* g) {
   std::vector<Extent> entries(states.size());
   for (size_t j = 0; j < states.size(); ++j) entries[j] = entry_copies(j);
   for (size_t i = 0; i < set_count; ++i) {
-    const std::string& k = slots_[states[i]].second;
+    const std::string k = slots_[states[i]].second;
     const Value* cur = Lookup(k);
     if (cur == nullptr) continue;
     Value v = *cur;
