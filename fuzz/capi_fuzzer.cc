@@ -264,7 +264,10 @@ void Run(const uint8_t* data, size_t size) {
   ProbeKey(r, "", indices, in);
   ProbeKey(r, std::string(reinterpret_cast<const char*>(data), size < 32 ? size : 32).c_str(), indices, in);
 
-  if (ggufguard_report_valid(r)) CheckMapping(r, in);
+  // A llamafile (no GGUF magic, GG9166) is judged as its member, and its
+  // report maps nothing (docs/library.md): only a GGUF is mapped.
+  const bool gguf_magic = in.size >= 4 && std::memcmp(in.begin, "GGUF", 4) == 0;
+  if (ggufguard_report_valid(r) && gguf_magic) CheckMapping(r, in);
   ggufguard_report_free(r);
 }
 

@@ -44,7 +44,8 @@ void CheckDiff(const TemplateDiff& d, std::string_view ours, size_t max_changes)
   for (const TemplateChange& c : d.changes) {
     Check(c.offset >= last && c.offset <= ours.size(), "changes in order, inside the template");
     last = c.offset;
-    Check(c.inserted.size() <= kQuoteBytes + 3 && c.removed.size() <= kQuoteBytes + 3, "quotes bounded");
+    // kQuoteBytes of the text, each byte at most 4 characters escaped (\xNN), and "...".
+    Check(c.inserted.size() <= 4 * kQuoteBytes + 3 && c.removed.size() <= 4 * kQuoteBytes + 3, "quotes bounded");
     Check(Printable(c.inserted) && Printable(c.removed) && Printable(c.what), "quotes printable");
     Check(c.inserted_segments > 0 || c.removed_segments > 0, "a change changes something");
   }
