@@ -210,6 +210,9 @@ TEST(StrictJsonTest, RepeatedKeysAtAnyDepthAreRefusedWithTheirLine) {
            {"{\"a/b\": {}, \"a/b\": {}}", "the key /a~1b is given twice"},
            {"{\n\n  \"a\": tru}", "doc, line 3: column 11: not valid JSON"},
            {"", "doc, line 1: column 1: not valid JSON"},
+           // A number past a double's range is refused without a position
+           // from the JSON library; the error still names where it stood.
+           {"{\"a\": 1,\n \"b\": 1e400}", "doc, line 2: column 12: not valid JSON"},
        }) {
     absl::StatusOr<StrictJson> j = ParseStrictJson(c.text, "doc");
     ASSERT_FALSE(j.ok()) << c.text;

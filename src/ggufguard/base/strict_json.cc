@@ -91,6 +91,14 @@ std::string AtLine(std::string_view origin, uint32_t line, std::string_view what
   return line == 0 ? absl::StrCat(Sv(origin), ": ", Sv(what)) : absl::StrCat(Sv(origin), ", line ", line, ": ", Sv(what));
 }
 
+// "ORIGIN, line L: column C: not valid JSON (WHY)" for the byte at `at`.
+std::string NotJsonAt(std::string_view text, std::string_view origin, uint32_t first_line, size_t at,
+                      std::string_view why) {
+  const uint32_t line = LineCounter(text, first_line).LineAt(at);
+  const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 is 0
+  return AtLine(origin, line, absl::StrCat("column ", at - line_start + 1, ": not valid JSON (", Sv(why), ")"));
+}
+
 absl::StatusOr<StrictJson> ParseStrictJson(std::string_view text, std::string_view origin, uint32_t first_line) {
   StrictJson out;
   const char* furthest = text.data();
@@ -145,12 +153,13 @@ absl::StatusOr<StrictJson> ParseStrictJson(std::string_view text, std::string_vi
   } catch (const Json::parse_error& e) {
     // e.byte counts from 1 to the byte at which the lexer gave up.
     const size_t at = std::min(text.size(), e.byte == 0 ? size_t{0} : static_cast<size_t>(e.byte - 1));
-    const uint32_t line = LineCounter(text, first_line).LineAt(at);
-    const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 is 0
-    return absl::InvalidArgumentError(
-        AtLine(origin, line, absl::StrCat("column ", at - line_start + 1, ": not valid JSON (", e.what(), ")")));
+    return absl::InvalidArgumentError(NotJsonAt(text, origin, first_line, at, e.what()));
   } catch (const Json::exception& e) {
-    return absl::InvalidArgumentError(AtLine(origin, 0, absl::StrCat("not valid JSON (", e.what(), ")")));
+    // Any other refusal (a number too large for a double, "1e400") carries no
+    // position; the furthest byte the lexer had read is where it gave up.
+    const size_t read = static_cast<size_t>(furthest - text.data());
+    const size_t at = read == 0 ? 0 : std::min(text.size(), read) - 1;
+    return absl::InvalidArgumentError(NotJsonAt(text, origin, first_line, at, e.what()));
   }
   if (repeated_line != 0) {
     return absl::AlreadyExistsError(
