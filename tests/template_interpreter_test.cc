@@ -82,6 +82,55 @@ TEST(TemplateInterpreterTest, AMixedListKeepsItsLiterals) {
   EXPECT_TRUE(Interpret("{% for k in ['content', m.role] %}{{ m[k] }}{% endfor %}").issues.empty());
 }
 
+TEST(TemplateInterpreterTest, APieceOfALiteralWithoutTheMakingsOfANameIsTheRequests) {
+  // GigaChat 3.5's JSON pointer walk: $ref of a schema that may be one of
+  // the template's own {'type': 'any'} literals, sliced, split and
+  // unescaped, then used as a key. No piece of 'k', 'type' or 'any' is a name.
+  EXPECT_TRUE(Interpret("{% for key, val in [['k', {'type': 'any'}]] %}{% for seg in val['$ref'][2:].split('/') %}"
+                        "{{ tools[seg | replace('~1', '/') | replace('~0', '~')] }}{% endfor %}{% endfor %}")
+                  .issues.empty());
+  EXPECT_TRUE(Interpret("{{ m[(m.content or 'xxany')[2:].lower().strip()] }}").issues.empty());
+  // The neighbours: a literal with an underscore, a replacement that puts
+  // one in, a format field, the attr filter's name in another case.
+  EXPECT_TRUE(Has(Interpret("{{ m[(m.content or 'xx__class__')[2:]] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ m[(m.content or 'class') | replace('c', '__c')] }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ (m.content or 'x{0}')[1:].format(m) }}"), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret("{{ x | map((m.content or 'xATTR')[1:].lower(), 'y') | list }}"),
+                  TemplateIssueKind::kComputedName));
+}
+
+TEST(TemplateInterpreterTest, ManyLiteralsWithoutTheMakingsOfANameAreNoComputedName) {
+  // Llama Guard 3's categories: more literals than a value follows one by
+  // one, iterated and read back by key.
+  const std::string dict =
+      "{'S1': 'Violent Crimes.', 'S2': 'Non-Violent Crimes.', 'S3': 'Sex Crimes.', 'S4': 'Child Exploitation.', "
+      "'S5': 'Defamation.', 'S6': 'Specialized Advice.', 'S7': 'Privacy.', 'S8': 'Intellectual Property.', "
+      "'S9': 'Indiscriminate Weapons.', 'S10': 'Hate.', 'S11': 'Self-Harm.', 'S12': 'Sexual Content.', "
+      "'S13': 'Elections.'}";
+  auto guard = [&](const std::string& d) {
+    return "{% if categories is not defined %}{% set categories = " + d +
+           " %}{% endif %}{% for key in categories %}{{ key ~ ': ' ~ categories[key] }}{% endfor %}";
+  };
+  EXPECT_TRUE(Interpret(guard(dict)).issues.empty());
+  // The neighbours: one value, or one key, with the makings of a name.
+  std::string value = dict, key = dict;
+  value.replace(value.find("Hate."), 5, "__x__");
+  key.replace(key.find("'S10'"), 5, "'_S10'");
+  EXPECT_TRUE(Has(Interpret(guard(value)), TemplateIssueKind::kComputedName));
+  EXPECT_TRUE(Has(Interpret(guard(key)), TemplateIssueKind::kComputedName));
+}
+
+TEST(TemplateInterpreterTest, IteratingADictMayGiveItsKeys) {
+  // A dict literal joined with the request's value: the loop variable may
+  // be any of its keys, not only its values.
+  EXPECT_TRUE(Has(Interpret("{% if c is not defined %}{% set c = {'__class__': 1} %}{% endif %}"
+                            "{% for k in c %}{{ m[k] }}{% endfor %}"),
+                  TemplateIssueKind::kDunderAccess));
+  EXPECT_TRUE(Interpret("{% if c is not defined %}{% set c = {'role': 1} %}{% endif %}"
+                        "{% for k in c %}{{ m[k] }}{% endfor %}")
+                  .issues.empty());
+}
+
 TEST(TemplateInterpreterTest, FormatMapWalksItsFieldsAsFormatDoes) {
   // tests/data/chat_templates/attack/format_map_field.jinja, format_map_name.jinja
   EXPECT_TRUE(Has(Interpret("{{ '{m.__class__}'.format_map({'m': m}) }}"), TemplateIssueKind::kDunderAccess));

@@ -50,11 +50,22 @@ TEST(TemplateValueTest, LiteralJoinedWithRequestDataStaysDataButKeepsItsString) 
   EXPECT_TRUE(Spelled(j));
 }
 
-TEST(TemplateValueTest, TooManyStringsBecomeTemplateMade) {
+TEST(TemplateValueTest, TooManyStringsBecomeTemplateMadeIfOneHasTheMakingsOfAName) {
   Value v = Str("s0", false);
   for (size_t i = 1; i <= kMaxStrings; ++i) v = Join(v, Str("s" + std::to_string(i), false));
   EXPECT_FALSE(v.exact);
-  EXPECT_EQ(v.origin, Origin::kComputed);
+  // None can be a name the checks look for: not followed, still spelled.
+  EXPECT_EQ(v.origin, Origin::kData);
+  EXPECT_TRUE(Spelled(v));
+  EXPECT_EQ(Derived(v, kStr).origin, Origin::kComputed);
+  for (const char* makings : {"_s", "s{0}", "%s", "Attr"}) {
+    Value w = Str(makings, false);
+    for (size_t i = 1; i <= kMaxStrings; ++i) w = Join(w, Str("s" + std::to_string(i), false));
+    EXPECT_EQ(w.origin, Origin::kComputed) << makings;
+    Value x = Str("s0", false);
+    for (size_t i = 1; i <= kMaxStrings; ++i) x = Join(x, Str("s" + std::to_string(i), false));
+    EXPECT_EQ(Join(x, Str(makings, false)).origin, Origin::kComputed) << makings;
+  }
 }
 
 TEST(TemplateValueTest, WidenForgetsStringsNotOrigins) {

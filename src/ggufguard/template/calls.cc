@@ -296,7 +296,8 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
   }
   if (m == "replace" && a0 && a1 && IsExactStr(*a0) && IsExactStr(*a1) && a0->strs.size() == 1 && a1->strs.size() == 1) {
     const long long count = static_cast<long long>(ExactOr(args.size() > 2 ? &args[2] : nullptr, -1));
-    return MapStrings(obj, [&](const std::string& s) { return Replace(s, a0->strs[0], a1->strs[0], count, kMaxStringBytes); });
+    return MapPieces(obj, a1->strs[0],
+                     [&](const std::string& s) { return Replace(s, a0->strs[0], a1->strs[0], count, kMaxStringBytes); });
   }
   if (m == "center" || m == "ljust" || m == "rjust" || m == "zfill" || m == "expandtabs") {
     const double w = ExactOr(a0, 0);  // its bound is checked in Sized (bombs.cc)
@@ -307,18 +308,18 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
     const char align = m == "center" ? '^' : m == "ljust" ? '<' : '>';
     return MapStrings(obj, [&](const std::string& s) { return Pad(s, static_cast<size_t>(std::max(w, 0.0)), fill, align); });
   }
-  if (m == "lower") return MapStrings(obj, [](const std::string& s) { return ToLower(s); });
-  if (m == "upper") return MapStrings(obj, [](const std::string& s) { return ToUpper(s); });
-  if (m == "title") return MapStrings(obj, [](const std::string& s) { return Title(s); });
-  if (m == "capitalize") return MapStrings(obj, [](const std::string& s) { return Capitalize(s); });
+  if (m == "lower") return MapPieces(obj, {}, [](const std::string& s) { return ToLower(s); });
+  if (m == "upper") return MapPieces(obj, {}, [](const std::string& s) { return ToUpper(s); });
+  if (m == "title") return MapPieces(obj, {}, [](const std::string& s) { return Title(s); });
+  if (m == "capitalize") return MapPieces(obj, {}, [](const std::string& s) { return Capitalize(s); });
   if (m == "swapcase") {
-    return MapStrings(obj, [](const std::string& s) { return SwapCase(s); });
+    return MapPieces(obj, {}, [](const std::string& s) { return SwapCase(s); });
   }
   if (m == "strip" || m == "lstrip" || m == "rstrip") {
     const std::string chars = a0 && IsExactStr(*a0) && a0->strs.size() == 1 ? a0->strs[0] : "";
-    return MapStrings(obj, [&](const std::string& s) { return Strip(s, chars, m != "rstrip", m != "lstrip"); });
+    return MapPieces(obj, {}, [&](const std::string& s) { return Strip(s, chars, m != "rstrip", m != "lstrip"); });
   }
-  if (m == "split" || m == "splitlines") return Derived(obj, kOther);
+  if (m == "split" || m == "splitlines") return PieceOf(obj, kOther);
   if (m == "items" || m == "keys" || m == "values" || m == "copy") return Members(obj);
   // dict.get of a literal key reads that key (never a method).
   if (m == "get" && obj.keyed && a0 && IsExactStr(*a0) && a0->strs.size() == 1) {
@@ -711,13 +712,13 @@ Value Interpreter::UnmodelledFilter(const Value& base) {
 Value Interpreter::FoldedStringFilter(const Expr& e, NodeId id, const Value& base, const std::vector<Value>& args) {
   const std::string_view f = e.name;
   const Value* a0 = args.empty() ? nullptr : &args[0];
-  if (f == "lower") return MapStrings(base, [](const std::string& s) { return ToLower(s); });
-  if (f == "upper") return MapStrings(base, [](const std::string& s) { return ToUpper(s); });
-  if (f == "title") return MapStrings(base, [](const std::string& s) { return Title(s); });
-  if (f == "capitalize") return MapStrings(base, [](const std::string& s) { return Capitalize(s); });
+  if (f == "lower") return MapPieces(base, {}, [](const std::string& s) { return ToLower(s); });
+  if (f == "upper") return MapPieces(base, {}, [](const std::string& s) { return ToUpper(s); });
+  if (f == "title") return MapPieces(base, {}, [](const std::string& s) { return Title(s); });
+  if (f == "capitalize") return MapPieces(base, {}, [](const std::string& s) { return Capitalize(s); });
   if (f == "trim") {
     const std::string chars = a0 && IsExactStr(*a0) && a0->strs.size() == 1 ? a0->strs[0] : "";
-    return MapStrings(base, [&](const std::string& s) { return Strip(s, chars, true, true); });
+    return MapPieces(base, {}, [&](const std::string& s) { return Strip(s, chars, true, true); });
   }
   if (f == "reverse") {
     if (base.items_exact) {
@@ -731,7 +732,9 @@ Value Interpreter::FoldedStringFilter(const Expr& e, NodeId id, const Value& bas
     if (args.size() < 2) return UnmodelledFilter(base);
     if (IsExactStr(args[0]) && IsExactStr(args[1]) && args[0].strs.size() == 1 && args[1].strs.size() == 1) {
       const long long count = static_cast<long long>(ExactOr(args.size() > 2 ? &args[2] : nullptr, -1));
-      return MapStrings(base, [&](const std::string& s) { return Replace(s, args[0].strs[0], args[1].strs[0], count, kMaxStringBytes); });
+      return MapPieces(base, args[1].strs[0], [&](const std::string& s) {
+        return Replace(s, args[0].strs[0], args[1].strs[0], count, kMaxStringBytes);
+      });
     }
     return Derived2(base, args[1], kStr);
   }

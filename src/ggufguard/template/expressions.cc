@@ -72,7 +72,7 @@ Value Interpreter::Eval(NodeId id, const Value* filter_base) {
                      ExactIndex(e.d == kNoNode ? nullptr : &d));
         });
       }
-      Value v = Derived(obj);
+      Value v = PieceOf(obj, kAny);
       if (obj.origin == Origin::kRoot) v = RootValue(obj.root);
       // Literal bounds cap the length (`s[:80]`, `s[-1000:]`): then it holds
       // no copy of what it was cut from.

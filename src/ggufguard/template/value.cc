@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ggufguard/template/object_model.h"
+#include "ggufguard/template/python_str.h"
 
 namespace ggufguard::jinja::analysis {
 
@@ -98,6 +99,54 @@ Value Derived(const Value& a, uint8_t mask) {
   v.extent = a.extent;  // made from it: no larger (the operations that grow set their own)
   return v;
 }
+// Has `s` the makings of a name the checks look for, whole or in pieces:
+// an underscore name, a format field, the attr filter (in any case)?
+static bool MakingsOfAName(std::string_view s) {
+  return s.find_first_of("_{%") != std::string_view::npos || ToLower(std::string(s)).find("attr") != std::string::npos;
+}
+static bool AnyMakingsOfAName(const std::vector<std::string>& strs) {
+  return std::any_of(strs.begin(), strs.end(), [](const std::string& s) { return MakingsOfAName(s); });
+}
+
+// Adds `from` to the strings `v` may be. Past kMaxStrings they are no
+// longer followed one by one: then `v` is template-made, unless none of
+// them has the makings of a name, when it stays what it was, spelled
+// (Llama Guard 3's thirteen category names, iterated and read back by key,
+// are no computed name).
+static void AddPossibleStrs(Value* v, const std::vector<std::string>& from) {
+  if (AddStrings(&v->strs, from, kMaxStrings)) return;
+  if (AnyMakingsOfAName(v->strs) || AnyMakingsOfAName(from)) {
+    MergeOrigin(v, Computed());
+  } else {
+    v->spelled = true;
+  }
+}
+
+// Could a piece of one of `v`'s literals (a substring, re-cased, with
+// `added` put in) be a name the checks look for: an underscore name, a
+// format field, the attr filter? Only if the literal has the makings of one.
+static bool PiecesMaySpellAName(const Value& v, std::string_view added) {
+  std::vector<std::string> literals;
+  if (!LiteralStrings(v, &literals)) return true;  // too many to look at
+  // Spelled, but by no string it shows (a number for %c, a literal's
+  // member): the pieces are not known, so they may be anything.
+  if (literals.empty()) return true;
+  return MakingsOfAName(added) || AnyMakingsOfAName(literals);
+}
+
+// A piece of the request's value, or of a literal that has no makings of
+// a name, is the request's: cutting a JSON pointer out of a schema's $ref
+// whose other possible values are 'any' and 'type' builds nothing (GigaChat
+// 3.5's json_schema_to_typescript). Anything else is Derived.
+Value PieceOf(const Value& a, uint8_t mask, std::string_view added) {
+  if (a.origin == Origin::kData && Spelled(a) && !PiecesMaySpellAName(a, added)) {
+    Value v = Data(mask);
+    v.extent = a.extent;
+    return v;
+  }
+  return Derived(a, mask);
+}
+
 // Of two operands, the known one adds nothing: i + 1 with i from the
 // request is the request's. Only when both are known (and not folded) is
 // the result template-made.
@@ -127,7 +176,7 @@ Value WithPossibleStrs(Value e, const std::vector<std::string>& strs) {
   if (strs.empty()) return e;
   e.exact = false;
   e.mask |= kStr;
-  if (!AddStrings(&e.strs, strs, kMaxStrings)) MergeOrigin(&e, Computed());  // too many to follow
+  AddPossibleStrs(&e, strs);
   return e;
 }
 
@@ -184,6 +233,14 @@ Value ReadOf(const Value& obj, std::string_view name) {
   if (obj.keyed) {  // any of its values, or what the values it was joined with give
     for (const Field& f : obj.fields) v = Join(v, f.value);
     for (const Value& r : obj.rest) v = Join(v, ReadOf(r, name));
+    if (name.empty() && !obj.fields.empty()) {
+      // Any member is a key too: iterating a dict gives its keys (`{% for
+      // k in d %}` of a dict literal joined with the request's value).
+      std::vector<std::string> keys;
+      for (const Field& f : obj.fields) keys.push_back(f.key);
+      v = WithPossibleStrs(std::move(v), keys);
+      v.spelled = true;
+    }
     return v;
   }
   std::vector<std::string> held;
@@ -263,8 +320,9 @@ Value Join(const Value& a, const Value& b) {
       }
       v.exact = v.strs.size() <= kMaxStrings;
       if (!v.exact) {
+        std::vector<std::string> all = std::move(v.strs);
         v.strs.clear();
-        MergeOrigin(&v, Computed());
+        AddPossibleStrs(&v, all);
       }
     } else if (a.mask == b.mask && a.mask != kStr && a.number == b.number) {
       v.exact = true;
@@ -289,7 +347,7 @@ Value Join(const Value& a, const Value& b) {
     // macro given it as a parameter read json_spec.type as a computed name).
     // Computing on it is template-made (Spelled). Past the bound, it is.
     for (const Value* x : {&a, &b}) {
-      if ((x->mask & kStr) && !AddStrings(&v.strs, x->strs, kMaxStrings)) MergeOrigin(&v, Computed());
+      if (x->mask & kStr) AddPossibleStrs(&v, x->strs);
     }
   }
   if (a.items_exact && b.items_exact && a.items == b.items) {

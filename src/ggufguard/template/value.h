@@ -149,6 +149,9 @@ bool Spelled(const Value& v);
 // Unknown result of an operation on `a` (and `b`).
 Value Derived(const Value& a, uint8_t mask = kAny);
 Value Derived2(const Value& a, const Value& b, uint8_t mask = kAny);
+// Unknown piece of `a` (a slice, a split part, a stripped, re-cased or
+// replaced copy) that may also contain `added` (replace's new text).
+Value PieceOf(const Value& a, uint8_t mask, std::string_view added = {});
 // Adds to `into` each of `from` it lacks, up to `bound` strings; false when
 // some did not fit (the caller then treats the value as template-made).
 bool AddStrings(std::vector<std::string>* into, const std::vector<std::string>& from, size_t bound);
@@ -192,11 +195,9 @@ bool NumberToString(double n, std::string* out);
 // The exact strings `v` converts to with str(), or false.
 bool ExactStrings(const Value& v, std::vector<std::string>* out);
 
-// Applies `f` to every exact string of `v`; inexact when any result is too long.
+// `f` applied to each of `in`, the exact strings of `v`.
 template <typename F>
-Value MapStrings(const Value& v, F f) {
-  std::vector<std::string> in;
-  if (!ExactStrings(v, &in)) return Derived(v, kStr);
+Value MapExactStrings(const std::vector<std::string>& in, const Value& v, F f) {
   Value out;
   out.mask = kStr;
   out.exact = true;
@@ -204,7 +205,7 @@ Value MapStrings(const Value& v, F f) {
   out.size = 1e300;
   out.extent.bound = 0;
   out.extent.copies = v.extent.copies;  // a folded string function of it: as many copies
-  for (std::string& s : in) {
+  for (const std::string& s : in) {
     std::string r = f(s);
     out.size = std::min(out.size, static_cast<double>(r.size()));
     out.extent.bound = std::max(out.extent.bound, static_cast<double>(r.size()));
@@ -213,6 +214,23 @@ Value MapStrings(const Value& v, F f) {
   }
   if (out.strs.empty()) out.size = 0;
   return out;
+}
+
+// Applies `f` to every exact string of `v`; inexact when any result is too long.
+template <typename F>
+Value MapStrings(const Value& v, F f) {
+  std::vector<std::string> in;
+  if (!ExactStrings(v, &in)) return Derived(v, kStr);
+  return MapExactStrings(in, v, f);
+}
+
+// MapStrings for a function that only cuts, re-cases or replaces (with
+// `added`): an inexact `v` gives PieceOf(v), not Derived(v).
+template <typename F>
+Value MapPieces(const Value& v, std::string_view added, F f) {
+  std::vector<std::string> in;
+  if (!ExactStrings(v, &in)) return PieceOf(v, kStr, added);
+  return MapExactStrings(in, v, f);
 }
 
 }  // namespace ggufguard::jinja::analysis
