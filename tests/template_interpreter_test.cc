@@ -131,6 +131,43 @@ TEST(TemplateInterpreterTest, IteratingADictMayGiveItsKeys) {
                   .issues.empty());
 }
 
+TEST(TemplateInterpreterTest, AMacroValueIsFollowedToItsCalls) {
+  const auto unbounded = TemplateIssueKind::kUnboundedRecursion;
+  // axolotl's jamba: macros kept in a list and called through it by index,
+  // with the request's data. No call leads back: nothing recurses.
+  const TemplateScan dispatch = Interpret(
+      "{% macro docs(d) %}{{ d }}{% endmacro %}{% macro knobs(k) %}{{ k }}{% endmacro %}"
+      "{% macro last(d, k) %}{% set calls = [] %}{% set params = [] %}"
+      "{% if d %}{% set calls = calls + [docs] %}{% set params = params + [[d]] %}{% endif %}"
+      "{% if k %}{% set calls = calls + [knobs] %}{% set params = params + [[k]] %}{% endif %}"
+      "{% for i in range(calls|length) %}{{ calls[i](*params[i]) }}{% endfor %}{% endmacro %}"
+      "{{ last(documents, knobs_given) }}");
+  EXPECT_TRUE(dispatch.issues.empty());
+  // The neighbours, each a self-application Jinja2 recurses on without end:
+  // through a parameter, a list, a default, a dict, and where the analysis
+  // does not follow a value (a namespace attribute, varargs, kwargs, a
+  // method's argument, a star argument).
+  for (const char* t : {
+           "{% macro ap(g) %}{{ g(g) }}{% endmacro %}{{ ap(ap) }}",
+           "{% macro ap(g) %}{{ g[0](g) }}{% endmacro %}{{ ap([ap]) }}",
+           "{% macro f(g=f) %}{{ g() }}{% endmacro %}{{ f() }}",
+           "{% macro f(d) %}{{ d['g'](d) }}{% endmacro %}{{ f({'g': f}) }}",
+           "{% macro f() %}{{ g() }}{% endmacro %}{% set g = f %}{{ f() }}",
+           "{% set ns = namespace(x=none) %}{% macro f() %}{{ ns.x() }}{% endmacro %}{% set ns.x = f %}{{ f() }}",
+           "{% macro f() %}{{ varargs[0](varargs[0]) }}{% endmacro %}{{ f(f) }}",
+           "{% macro f() %}{{ kwargs.g(g=kwargs.g) }}{% endmacro %}{{ f(g=f) }}",
+           "{% set l = [] %}{% macro f() %}{{ l[0]() }}{% endmacro %}{% do l.append(f) %}{{ f() }}",
+           "{% macro f(l) %}{{ l[0](*l) }}{% endmacro %}{{ f([f]) }}",
+       }) {
+    EXPECT_TRUE(Has(Interpret(t), unbounded)) << t;
+  }
+  // A macro's own attributes are still reached through an element.
+  EXPECT_TRUE(Has(Interpret("{% macro f() %}x{% endmacro %}{{ [f][0]._func }}"), TemplateIssueKind::kDunderAccess));
+  // A caller used as a value is not followed.
+  EXPECT_TRUE(Has(Interpret("{% macro f() %}{% set c = caller %}{{ c() }}{% endmacro %}{% call f() %}x{% endcall %}"),
+                  unbounded));
+}
+
 TEST(TemplateInterpreterTest, FormatMapWalksItsFieldsAsFormatDoes) {
   // tests/data/chat_templates/attack/format_map_field.jinja, format_map_name.jinja
   EXPECT_TRUE(Has(Interpret("{{ '{m.__class__}'.format_map({'m': m}) }}"), TemplateIssueKind::kDunderAccess));

@@ -62,6 +62,11 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     const Value name = Str(std::string(callee->name), false);
     const std::vector<Value> args = EvalArgs(e);
     const Value attr = Attribute(obj, name, callee_id, callee->a, /*attribute=*/true);
+    // A macro value kept as an attribute (ns.f = f; ns.f()): called as one.
+    if (attr.macro != kNoNode || (attr.origin == Origin::kRoot && attr.root.starts_with("macro:"))) {
+      return CallThroughValue(e, args, id, attr.macro);
+    }
+    for (uint32_t i = 0; i < e.args_count; ++i) MacroEscapes(args[i], p_.args[e.args_begin + i].value, "a method's argument");
     return Sized(Method(obj, callee->name, e, args, id, callee->a, attr), obj, callee->name, e, args, id,
                  /*method=*/true);
   }
@@ -75,12 +80,10 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     fn = Eval(callee_id);
   }
   std::vector<Value> args = EvalArgs(e);
-  if (fn.macro != kNoNode) {
-    for (uint32_t i = 0; i < e.args_count; ++i) args[i].facts = BindingFacts(p_.args[e.args_begin + i].value);
-    return MacroCall(fn.macro, e, args, id);
-  }
+  if (fn.macro != kNoNode) return CallThroughValue(e, std::move(args), id, fn.macro);
   if (fn.origin != Origin::kRoot) return Derived(fn);
   const std::string& r = fn.root;
+  if (r.starts_with("macro:")) return CallThroughValue(e, std::move(args), id);
   if (r == "loop") return RecursiveLoopCall(e, id);
   if (r == "caller") return Computed(kStr);
   if (r == "range") return Range(e, args, id);
@@ -142,7 +145,61 @@ Value Interpreter::EvalCall(const Expr& e, NodeId id) {
     }
     return v;
   }
-  return Data();  // raise_exception, strftime_now, and other callables' results
+  // raise_exception, strftime_now and the other globals' results. Any other
+  // root called (a namespace joined with a macro value keeps the
+  // namespace's name) may be one of the macro values.
+  if (!In(kGlobals, r) && !value_macros_.empty()) return CallThroughValue(e, std::move(args), id);
+  return Data();
+}
+
+// A call of macro `known`, or (kNoNode) of a value that may be any macro
+// the template names as a value.
+Value Interpreter::CallThroughValue(const Expr& e, std::vector<Value> args, NodeId id, NodeId known) {
+  for (uint32_t i = 0; i < e.args_count; ++i) args[i].facts = BindingFacts(p_.args[e.args_begin + i].value);
+  std::vector<NodeId> callees;
+  if (known != kNoNode) {
+    callees.push_back(known);
+  } else if (value_macros_.size() <= kMaxValueMacros) {
+    callees = value_macros_;
+  }
+  // The analysis follows an argument into a parameter the macro declares;
+  // varargs and kwargs start as the request's data.
+  for (NodeId macro : callees) {
+    const Stmt& m = p_.stmt(macro);
+    size_t positional = 0;
+    for (uint32_t i = 0; i < e.args_count; ++i) {
+      const Arg& a = p_.args[e.args_begin + i];
+      bool declared = false;
+      if (a.star == 0 && a.name.empty()) {
+        declared = positional++ < m.params_count;
+      } else if (a.star == 0) {
+        for (uint32_t k = 0; k < m.params_count; ++k) declared = declared || p_.args[m.params_begin + k].name == a.name;
+      }
+      if (!declared) MacroEscapes(args[i], a.value, "passed to varargs or kwargs");
+    }
+  }
+  if (callees.empty()) return Computed(kStr);  // none, or more than are followed: ValueUse said so
+  Value out;
+  bool first = true;
+  for (NodeId macro : callees) {
+    Value v = MacroCall(macro, e, args, id);
+    out = first ? std::move(v) : Join(out, v);
+    first = false;
+  }
+  return out;
+}
+
+void Interpreter::MacroEscapes(const Value& v, NodeId at, std::string_view where) {
+  // A root keeps the name of the first it was joined with, so any root
+  // (a namespace, a list of a namespace and a macro) may hold one.
+  if (value_macros_.empty() || (v.macro == kNoNode && v.origin != Origin::kRoot)) return;
+  if (v.origin == Origin::kRoot && !v.root.starts_with("macro:") && v.root != "namespace()" && v.macro == kNoNode &&
+      In(kGlobals, v.root)) {
+    return;  // a global function itself (range, dict): no macro
+  }
+  Emit(Kind::kUnboundedRecursion, Begin(at),
+       absl::StrCat(ExprText(at), " may hold a macro, ", Sv(where),
+                    ", where calls through it are not followed: self-application can recurse without end"));
 }
 
 // loop(x) in a `for ... recursive` body: bounded when x is a part of the

@@ -199,11 +199,15 @@ Value Interpreter::EvalName(const Expr& e, NodeId id) {
   return Data();
 }
 
-// A macro or caller named other than in a call: f(f) self-application
-// recurses without any call the graph can see.
+// A macro or caller named other than in a call. A macro value is
+// followed: a call through it is a call of each macro the template names
+// as a value (CallThroughValue), so the call graph sees f(f)
+// self-application as f calling f. A caller, or more macro values than
+// are followed, can recurse without any call the graph can see.
 void Interpreter::ValueUse(const Value& v, NodeId id) {
   if (calling_ == id) return;
   NoteRoot(v.root);
+  if (v.macro != kNoNode && value_macros_.size() <= kMaxValueMacros) return;
   Emit(Kind::kUnboundedRecursion, Begin(id),
        absl::StrCat(EscapeForDisplay(v.root, 40), " used as a value: self-application can recurse without end"));
 }
@@ -348,6 +352,10 @@ Value Interpreter::Subscript(const Value& obj, const Value& key, NodeId at, Node
   }
   // A namespace has no items: getitem falls back to getattr.
   if (obj.origin == Origin::kRoot && obj.root == "namespace()") return Attribute(obj, key, at, obj_expr, true);
+  // An element of a list of macros (jamba's macros_to_call[i]): a number
+  // names no attribute of a macro, and the element is called as a macro
+  // value is (CallThroughValue).
+  if (obj.origin == Origin::kRoot && obj.root.starts_with("macro:") && key.mask == kNum) return RootValue(obj.root);
   if (obj.origin == Origin::kRoot) {
     CheckName(key, obj, at, false);
     ReachInto(obj, at);

@@ -27,6 +27,17 @@ Interpreter::Interpreter(const Program& p, std::string_view src, const TemplateS
     const Stmt& s = p.stmts[i];
     if (s.kind == StmtKind::kMacro && !macros_.contains(s.name)) macros_[s.name] = static_cast<NodeId>(i);
   }
+  std::vector<bool> callee(p.exprs.size(), false);
+  for (const Expr& e : p.exprs) {
+    if (e.kind == ExprKind::kCall && e.a != kNoNode) callee[static_cast<size_t>(e.a)] = true;
+  }
+  for (size_t i = 0; i < p.exprs.size(); ++i) {
+    const Expr& e = p.exprs[i];
+    if (e.kind != ExprKind::kName || callee[i]) continue;
+    if (const auto it = macros_.find(e.name); it != macros_.end()) value_macros_.push_back(it->second);
+  }
+  std::sort(value_macros_.begin(), value_macros_.end());
+  value_macros_.erase(std::unique(value_macros_.begin(), value_macros_.end()), value_macros_.end());
 }
 
 void Interpreter::Run() {
@@ -573,6 +584,7 @@ void Interpreter::AssignTarget(NodeId target, Value v, NodeId value_expr) {
     // {% set ns.x = ... %} writes the namespace's own dict (Jinja2 compiles
     // it to ns['x'] = ...): a `_x` is the template's data, not Python's;
     // only the names that reach Namespace's internals are flagged.
+    MacroEscapes(v, value_expr != kNoNode ? value_expr : target, "kept in a namespace attribute");
     if (!NamespaceOwnsAttribute(t.name)) {
       Emit(Kind::kDunderAccess, t.begin, ExprText(target));
     } else if (nsv && nsv->origin == Origin::kRoot && nsv->root != "namespace()") {

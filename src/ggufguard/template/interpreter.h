@@ -245,6 +245,13 @@ class Interpreter {
   Value EvalName(const Expr& e, NodeId id);
 
   void ValueUse(const Value& v, NodeId id);
+  // A call of macro `known`, or of a value that may be a macro the
+  // analysis cannot name (known == kNoNode): any of value_macros_.
+  Value CallThroughValue(const Expr& e, std::vector<Value> args, NodeId id, NodeId known = kNoNode);
+  // A value that may hold a macro reaching where calls through it are not
+  // followed (a namespace attribute, a method's argument, varargs): a
+  // self-application the call graph cannot see.
+  void MacroEscapes(const Value& v, NodeId at, std::string_view where);
 
   Value EvalContainer(const Expr& e);
 
@@ -374,6 +381,12 @@ class Interpreter {
   std::vector<Entry> journal_;
   int open_marks_ = 0;  // JournalMarks alive
   absl::flat_hash_map<std::string_view, NodeId> macros_;
+  // The macros the template names other than as a callee (`[handle_knobs]`,
+  // `f(f)`), in definition order: the only macros a value can hold, so the
+  // only ones a call through a value can reach. Past kMaxValueMacros they
+  // are not followed one by one.
+  static constexpr size_t kMaxValueMacros = 8;
+  std::vector<NodeId> value_macros_;
   // Slots set from one another (`{% set b = a %}`), grouped, for mutations
   // through an alias (Alias()).
   static constexpr size_t kMaxAliasGroup = 16;
