@@ -358,6 +358,52 @@ TEST(ParserHeaderViewTest, TheParserDerivesTheLayout) {
 // ties in file order, over the tensors whose extent is known. Nothing is
 // stored when that is file order. The data section's end is known only when
 // every extent is.
+// The token array's screen (StringArrayScreen) notes whether some token
+// holds a 0 byte, which GG9054 must then read as llama.cpp's C string: from
+// one count over the array while every token is shorter than 256 bytes
+// (each length field's 0 bytes are then known), token by token past that.
+// Exact either way, for either length width and byte order, wherever the
+// 0 byte falls and whatever the length fields hold.
+TEST(ParserTokenScreenTest, NotesAZeroByteInAnyTokenAndNoneInALengthField) {
+  struct Case {
+    std::vector<std::string> tokens;
+    bool zero;
+  };
+  const std::string long_plain(300, 'x');
+  std::string long_zero = long_plain;
+  long_zero[299] = '\0';
+  std::string length_256(256, 'y');  // a length field of 0x0100: one 0 byte fewer than a short one's
+  const std::vector<Case> cases = {
+      {{"a", "bc", "def"}, false},
+      {{"a", "", "def"}, false},  // an empty token: its length field is all 0 bytes
+      {{"a", std::string("b\0c", 3), "def"}, true},
+      {{std::string("\0", 1)}, true},
+      {{"a", "bc", std::string("de\0", 3)}, true},  // the array's last byte
+      {{long_plain, "a", ""}, false},
+      {{long_plain, "a", std::string("b\0", 2)}, true},
+      {{"a", long_zero}, true},
+      {{length_256, "", "z"}, false},
+      {{std::string(255, 'w'), "", "z"}, false},
+  };
+  const Policy policy = DefaultPolicy();
+  for (const uint32_t version : {1u, 3u}) {
+    for (const bool big : {false, true}) {
+      for (size_t i = 0; i < cases.size(); ++i) {
+        GgufBuilder b;
+        b.set_version(version).set_big_endian(big).AddKv("tokenizer.ggml.tokens", GgufValue::StrArray(cases[i].tokens));
+        const BuiltFile f = b.Build();
+        StringArrayScreen screen(kTokenArrayKey);
+        FindingSink sink(policy);
+        const ParseResult p = ParseHeader(f.bytes, ParseOptions{policy.limits, /*complete=*/true, &screen}, sink);
+        ASSERT_EQ(p.status, ParseStatus::kOk) << version << big << i;
+        ASSERT_TRUE(screen.kv_index().has_value()) << version << big << i;
+        EXPECT_EQ(screen.count(), cases[i].tokens.size());
+        EXPECT_EQ(screen.any_zero_byte(), cases[i].zero) << "version " << version << (big ? " big" : " little") << " case " << i;
+      }
+    }
+  }
+}
+
 TEST(ParserHeaderViewTest, TheLayoutOrdersTheDataOnce) {
   auto parse = [](const BuiltFile& f) {
     Policy policy;

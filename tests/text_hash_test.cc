@@ -45,33 +45,6 @@ TEST(TextHashTest, TheSameBytesHashAlikeOnEveryPath) {
   }
 }
 
-// The parser's walk hashes each token and notes whether it holds a 0 byte
-// (TextHashNotingZero): the same hash as TextHash on every path, and a 0
-// byte noted exactly when the text's own bytes hold one, whatever the
-// readable bytes after it hold (zeros there, as in a length field, must
-// not count).
-TEST(TextHashTest, NotingZeroBytesKeepsTheHashAndSeesOnlyTheText) {
-  for (size_t n = 0; n <= 40; ++n) {
-    for (size_t zero_at = 0; zero_at <= n; ++zero_at) {  // n: no zero byte in the text
-      std::vector<uint8_t> text(n);
-      for (size_t k = 0; k < n; ++k) text[k] = static_cast<uint8_t>(k == zero_at ? 0 : 0x41 + (k * 13 + n) % 0xB0);
-      for (const uint8_t after : {uint8_t{0}, uint8_t{0xFF}}) {
-        std::vector<uint8_t> roomy(text);
-        roomy.resize(n + 24, after);
-        for (const uint64_t room : {uint64_t{n}, uint64_t{n + 24}}) {
-          uint64_t zero = 0;
-          const uint64_t h = TextHashNotingZero(roomy.data(), n, room, &zero);
-          ASSERT_EQ(h, TextHash(roomy.data(), n, room)) << n << " " << zero_at << " " << room;
-          ASSERT_EQ(zero != 0, zero_at < n) << n << " " << zero_at << " " << room << " " << int{after};
-        }
-      }
-    }
-  }
-  uint64_t zero = 1;  // ORed in, never cleared
-  TextHashNotingZero(reinterpret_cast<const uint8_t*>("abc"), 3, 3, &zero);
-  EXPECT_EQ(zero, 1u);
-}
-
 // Texts that differ in one byte, or only in length (a trailing NUL, or a
 // text and its prefix), hash apart.
 TEST(TextHashTest, NeighbouringTextsHashApart) {

@@ -98,30 +98,6 @@ inline uint64_t TextHash(const uint8_t* s, size_t n, uint64_t room) {
   return LongTextHash(s, n, room);
 }
 
-// Nonzero when one of the 8 bytes of `w` is 0 (exact for "some byte is":
-// the borrow can only mark bytes above a zero one).
-inline uint64_t HasZeroByte(uint64_t w) {
-  return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-}
-
-// TextHash(s, n, room), and whether the n bytes hold a 0 byte, ORed into
-// *zero (nonzero when one does). The parser's walk learns both from one
-// read of each token: a token with a NUL is not the text llama.cpp reads
-// (a C string), so GG9054 cannot use its hash. On the short path the bytes
-// past n are set to 0xFF before the test, so that only the text's own
-// bytes can be 0.
-inline uint64_t TextHashNotingZero(const uint8_t* s, size_t n, uint64_t room, uint64_t* zero) {
-  using namespace text_hash_internal;
-  if ((n <= 16) & (room >= 16)) {
-    const uint64_t r0 = LoadWord(s), r1 = LoadWord(s + 8);
-    const uint64_t k0 = kKeepFirst[n][0], k1 = kKeepFirst[n][1];
-    *zero |= HasZeroByte(r0 | ~k0) | HasZeroByte(r1 | ~k1);
-    return ShortTextHash(r0 & k0, r1 & k1, n);
-  }
-  *zero |= (n > 0 && std::memchr(s, 0, n) != nullptr) ? 1 : 0;
-  return LongTextHash(s, n, room);
-}
-
 // A keyed 64-bit hash of any string, reading no byte outside it (keys may
 // end the buffer they lie in). wyhash's shape: a string of up to 16 bytes
 // is two overlapping loads and one multiply; longer ones a multiply per 16

@@ -363,10 +363,32 @@ class Parser {
   // `pos += sizeof(LenT) + len`, whose three-operand add sits on the chain.
   //
   // With kHash, each string's TextHash goes into screen_'s duplicate screen
-  // and its zero bytes are noted (the token array, for GG9054): that hangs
-  // off the chain too, so it costs the loads, multiplies and stores it
-  // adds, not a second walk. Instantiated per length width, byte order and
-  // hashing, so that the loop tests none of them per string.
+  // (the token array, for GG9054): that hangs off the chain too, so it
+  // costs the loads, multiplies and stores it adds, not a second walk.
+  // Whether some string holds a 0 byte is learnt after the loop
+  // (ArrayHoldsZeroInAString), not in it: the loop is bound by its
+  // instruction count, and testing each string's words cost as much as
+  // hashing them. Instantiated per length width, byte order and hashing, so
+  // that the loop tests none of them per string.
+  // Whether a string of the array at `bytes` (its `count` length fields and
+  // strings, all proven present by WalkStrings) holds a 0 byte. Every 0 byte
+  // of the array is in a length field or in a string; while every length is
+  // below 256 a length field's 0 bytes are all but its lowest (all of them
+  // for an empty string), so one vectorised count over the array answers.
+  // Longer strings (no real vocabulary's) are looked at one by one.
+  template <typename LenT, ByteOrder kOrder>
+  static bool ArrayHoldsZeroInAString(const uint8_t* bytes, uint64_t size, uint64_t count, uint64_t longest,
+                                      uint64_t empties) {
+    if (longest < 256) return CountZeroBytes(bytes, size) != count * (sizeof(LenT) - 1) + empties;
+    for (uint64_t i = 0, pos = 0; i < count; ++i) {
+      const uint64_t len = LoadUnsigned<LenT>(bytes + pos, kOrder);
+      pos += sizeof(LenT);
+      if (len > 0 && std::memchr(bytes + pos, 0, len) != nullptr) return true;
+      pos += len;
+    }
+    return false;
+  }
+
   template <typename LenT, ByteOrder kOrder, bool kHash>
   bool WalkStrings(ArrayView* a) {
     const uint8_t* const base = bytes_.data();
@@ -380,7 +402,7 @@ class Parser {
     // The caller proved `count` strings of at least sizeof(LenT) bytes
     // present (ReadArray), so the screen is bounded by the input.
     HashScreen* screen = nullptr;
-    uint64_t zero = 0;
+    const uint8_t* const first_field = fields;
     if constexpr (kHash) {
       screen = &screen_->screen_.emplace(count);
       screen_->count_ = count;
@@ -401,7 +423,7 @@ class Parser {
         return Truncated(pos, EndOf(len), absl::StrCat("array string ", i, " of length ", len));
       }
       if constexpr (kHash) {
-        screen->Add(TextHashNotingZero(fields + lengths + sizeof(LenT), len, size - pos - sizeof(LenT), &zero));
+        screen->Add(TextHash(fields + lengths + sizeof(LenT), len, size - pos - sizeof(LenT)));
       }
       lengths += len;
       longest = len > longest ? len : longest;
@@ -409,8 +431,11 @@ class Parser {
     }
     a->max_string_length = longest;
     a->empty_strings = empties;
-    if constexpr (kHash) screen_->zero_ = zero;
     const uint64_t end = static_cast<uint64_t>(fields - base) + lengths;
+    if constexpr (kHash) {
+      const uint64_t start = static_cast<uint64_t>(first_field - base);
+      screen_->zero_ = ArrayHoldsZeroInAString<LenT, kOrder>(base + start, end - start, count, longest, empties);
+    }
     return r_.Skip(end - r_.position());
   }
 

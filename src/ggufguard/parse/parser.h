@@ -27,10 +27,10 @@ class Parser;
 // the walk that proves its strings' lengths, for GG9054 (duplicate
 // tokens): each string's TextHash (base/text_hash.h) filed straight into a
 // duplicate screen (base/hash_screen.h), and whether some string holds a 0
-// byte. That walk is a chain of dependent loads with issue slots to spare:
-// a second walk to hash, a buffer of hashes between the two, and a pass
-// over the bytes for NULs cost more (docs/performance.md, "Cost of each
-// rule"). The parser fills it for the first KV whose key, read as a C
+// byte (one vectorised count over the array once the walk is done). The
+// walk is a chain of dependent loads with issue slots to spare: a second
+// walk to hash cost more (docs/performance.md, "Cost of each rule"). The
+// parser fills it for the first KV whose key, read as a C
 // string, is key(): the KV that gguf_find_key and KeyIndex::Find resolve.
 // The hashes are of the whole strings, NULs included.
 class StringArrayScreen {
