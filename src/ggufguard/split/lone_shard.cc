@@ -8,14 +8,6 @@
 namespace ggufguard {
 namespace {
 
-// The first KV named `key` (llama.cpp's gguf_find_key takes the first).
-const KeyValue* FindKey(const GgufHeader& header, std::string_view key) {
-  for (const KeyValue& kv : header.kvs) {
-    if (kv.key() == key) return &kv;
-  }
-  return nullptr;
-}
-
 std::optional<uint64_t> U16(const KeyValue* kv) {
   if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
   return kv->value().AsUnsigned();
@@ -45,9 +37,9 @@ std::string ReasonText(std::optional<std::string_view> location, LoneShardReason
 }  // namespace
 
 std::optional<SplitPosition> SplitPositionOf(const GgufHeader& header) {
-  const KeyValue* count_kv = FindKey(header, "split.count");
+  const KeyValue* count_kv = header.Find("split.count");
   const std::optional<uint64_t> count = U16(count_kv);
-  const std::optional<uint64_t> no = U16(FindKey(header, "split.no"));
+  const std::optional<uint64_t> no = U16(header.Find("split.no"));
   // llama.cpp reads a count below 2 as one file, and refuses a file with a
   // count but no split.no (get_key throws): both are GG4015's to judge.
   if (!count || *count < 2 || !no || *no >= *count) return std::nullopt;

@@ -13,14 +13,6 @@
 namespace ggufguard {
 namespace {
 
-// The first KV named `key` (the one an exact-match reader takes).
-const KeyValue* FindKey(const GgufHeader& header, std::string_view key) {
-  for (const KeyValue& kv : header.kvs) {
-    if (kv.key() == key) return &kv;
-  }
-  return nullptr;
-}
-
 std::optional<uint64_t> U16(const KeyValue* kv) {
   if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;  // another type: GG4004
   return kv->value().AsUnsigned();
@@ -106,9 +98,9 @@ void SplitSetJudge::RefuseTooMany() {
 // what disagrees with the names and the other shards.
 void SplitSetJudge::CheckSplitKeys(uint32_t number, const std::string& location, const Report& report) {
   const GgufHeader& h = report.header;
-  const KeyValue* count_kv = FindKey(h, "split.count");
-  const KeyValue* no_kv = FindKey(h, "split.no");
-  const KeyValue* total_kv = FindKey(h, "split.tensors.count");
+  const KeyValue* count_kv = h.Find("split.count");
+  const KeyValue* no_kv = h.Find("split.no");
+  const KeyValue* total_kv = h.Find("split.tensors.count");
   if (count_kv == nullptr && no_kv == nullptr && total_kv == nullptr) {
     if (name_.count > 1) {
       Add(RuleId::kSplitCountMismatch, location, 0,
@@ -159,7 +151,7 @@ void SplitSetJudge::CollectTensorNames(uint32_t number, const std::string& locat
 }
 
 void SplitSetJudge::CheckMetadataPlace(uint32_t number, const std::string& location, const Report& report) {
-  const KeyValue* arch = FindKey(report.header, "general.architecture");
+  const KeyValue* arch = report.header.Find("general.architecture");
   const std::string_view own_arch =
       arch != nullptr && arch->type() == ValueType::kString ? arch->value().AsString() : std::string_view();
   if (number == 1) {
@@ -192,7 +184,7 @@ void SplitSetJudge::CheckQuantizationVersion(uint32_t number, const std::string&
   }
   if (number == 1) {
     first_read_ = true;
-    first_has_quantization_version_ = FindKey(report.header, "general.quantization_version") != nullptr;
+    first_has_quantization_version_ = report.header.Find("general.quantization_version") != nullptr;
     first_has_quantized_tensor_ = quantized != nullptr;
     return;
   }
