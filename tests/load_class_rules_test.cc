@@ -6,14 +6,20 @@
 // GG5008). Each rule: its trigger and the nearest neighbour that passes.
 // Llamafiles (GG9166) are in llamafile_test.cc.
 #include <cstdint>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "ggufguard/format/ggml_type.h"
 #include "ggufguard/io/source.h"
+#include "ggufguard/report/cyclonedx.h"
+#include "ggufguard/report/markdown.h"
 #include "ggufguard/report/render.h"
+#include "ggufguard/report/sarif.h"
 #include "ggufguard/validate.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
@@ -155,10 +161,61 @@ TEST(SamplingRulesTest, WhatGgufPyWritesIsReadAsWrittenAndListed) {
       << RenderTextFile(o);
   EXPECT_NE(RenderInspect("f.gguf", r).find("general.sampling.top_k = i32 50 -> 50"), std::string::npos)
       << RenderInspect("f.gguf", r);
-  // A file without them lists none, and prints no sampling line.
+  // Markdown, SARIF and CycloneDX carry them too (issue 40: they change
+  // how every reply is sampled).
   const Report plain = Check(MakeTinyModel().Build());
+  auto markdown = [](const FileOutcome& outcome) {
+    std::ostringstream md;
+    std::unique_ptr<ReportWriter> w = MakeMarkdownWriter(md);
+    w->Add(outcome);
+    w->Finish();
+    return md.str();
+  };
+  auto cyclonedx_sampling = [](const FileOutcome& outcome) {
+    std::ostringstream bom;
+    {
+      std::unique_ptr<ReportWriter> w = MakeCycloneDxWriter(bom);
+      w->Add(outcome);
+      w->Finish();
+    }
+    std::vector<std::pair<std::string, std::string>> found;
+    const nlohmann::json doc = nlohmann::json::parse(bom.str());
+    for (const auto& c : doc["components"]) {
+      if (!c.contains("properties")) continue;
+      for (const auto& p : c["properties"]) {
+        const std::string name = p["name"].get<std::string>();
+        if (name.rfind("ggufguard:sampling:", 0) == 0) found.emplace_back(name, p["value"].get<std::string>());
+      }
+    }
+    return found;
+  };
+  EXPECT_NE(markdown(o).find("- sampling (as llama.cpp reads the file's defaults): ` sequence=penalties;temperature;"
+                             "top_k;top_p top_k=50 top_p=0.9 min_p=0 temp=0.6"),
+            std::string::npos)
+      << markdown(o);
+  const nlohmann::json sarif = nlohmann::json::parse(RenderSarif({o}, DefaultPolicy()));
+  const nlohmann::json& listed = sarif["runs"][0]["artifacts"][0]["properties"]["sampling"];
+  ASSERT_EQ(listed.size(), 8u) << sarif.dump();
+  bool saw_temp = false;
+  for (const auto& s : listed) {
+    if (s["key"] != "general.sampling.temp") continue;
+    saw_temp = true;
+    EXPECT_EQ(s["written"], "f32 0.6");
+    EXPECT_EQ(s["llama_cpp"], "0.6");
+    EXPECT_EQ(s["offset"].get<uint64_t>(), SettingOf(r, "general.sampling.temp")->offset);
+  }
+  EXPECT_TRUE(saw_temp);
+  const auto bom = cyclonedx_sampling(o);
+  EXPECT_EQ(bom.size(), 8u);
+  EXPECT_NE(std::find(bom.begin(), bom.end(), std::pair<std::string, std::string>{"ggufguard:sampling:temp", "0.6 (written: f32 0.6)"}),
+            bom.end());
+  // A file without them lists none, and prints no sampling line.
   EXPECT_TRUE(plain.sampling.listed.empty());
-  EXPECT_EQ(RenderTextFile(FileOutcome{"p.gguf", &plain, ""}).find("sampling"), std::string::npos);
+  const FileOutcome p{"p.gguf", &plain, ""};
+  EXPECT_EQ(RenderTextFile(p).find("sampling"), std::string::npos);
+  EXPECT_EQ(markdown(p).find("sampling"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(RenderSarif({p}, DefaultPolicy()))["runs"][0]["artifacts"][0]["properties"]["sampling"].empty());
+  EXPECT_TRUE(cyclonedx_sampling(p).empty());
 }
 
 TEST(SamplingRulesTest, TheIssuesHotTemperatureAndMinusOneTopK) {

@@ -130,6 +130,10 @@ class CycloneDxWriter final : public ReportWriter {
       card["modelParameters"] = {{"modelArchitecture", *arch}};
     }
     c["modelCard"] = std::move(card);
+    // The sampler defaults, as llama.cpp uses them and as written.
+    for (const SamplingSetting& s : r.sampling.listed) {
+      prop(absl::StrCat("ggufguard:sampling:", Sv(SamplingName(s))), absl::StrCat(s.llama_cpp, " (written: ", s.written, ")"));
+    }
     // What each judged runtime would do with the model (runtimes/verdicts.h).
     for (const RuntimeVerdict& v : r.runtimes) {
       prop(absl::StrCat("ggufguard:runtime:", Sv(ProfileName(v.runtime))),

@@ -92,6 +92,10 @@ class MarkdownWriter final : public ReportWriter {
     for (const std::string& note : r.triage_notes) {
       absl::StrAppend(&section, "- note: ", MarkdownCodeOfEscaped(note), "\n");
     }
+    // The sampler defaults every reply sampled with them uses (GG9163 judges them).
+    if (!r.sampling.listed.empty()) {
+      absl::StrAppend(&section, "- sampling (as llama.cpp reads the file's defaults): ", MarkdownCode(SamplingLine(r)), "\n");
+    }
     // What each runtime would do (docs/runtimes.md), after the findings.
     if (RuntimesWorthShowing(r)) {
       for (const RuntimeVerdict& v : r.runtimes) {

@@ -105,17 +105,23 @@ void AddSampling(const Report& r, Json& f) {
   f["sampling"] = std::move(out);
 }
 
-// "temp=0.7 top_k=ignored": the settings as llama.cpp uses them, for the
-// text report and inspect.
+}  // namespace
+
 std::string SamplingLine(const Report& r) {
   std::string out;
   for (const SamplingSetting& s : r.sampling.listed) {
-    std::string_view name = s.key;
-    name.remove_prefix(std::string_view("general.sampling.").size());
-    absl::StrAppend(&out, out.empty() ? "" : " ", Sv(name), "=", s.llama_cpp);
+    absl::StrAppend(&out, out.empty() ? "" : " ", Sv(SamplingName(s)), "=", s.llama_cpp);
   }
   return out;
 }
+
+std::string_view SamplingName(const SamplingSetting& s) {
+  std::string_view name = s.key;
+  name.remove_prefix(std::string_view("general.sampling.").size());
+  return name;
+}
+
+namespace {
 
 // For each group of colliding keys (GG3011/GG3012), the value each kind of
 // reader would use (see loader_rules.h); bounded when validated.

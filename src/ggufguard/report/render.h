@@ -43,6 +43,13 @@ bool RuntimesWorthShowing(const Report& report);
 // loads", "candle inconclusive": one runtime's verdict in words, printable
 // ASCII.
 std::string RuntimeVerdictText(const RuntimeVerdict& verdict, bool partial);
+// "temp=0.7 top_k=ignored": the file's general.sampling.* settings as
+// llama.cpp uses them (Report::sampling), printable ASCII; empty when the
+// file has none. Text, inspect and Markdown print it; JSON, SARIF and
+// CycloneDX carry each setting.
+std::string SamplingLine(const Report& report);
+// A setting's name without "general.sampling." ("temp").
+std::string_view SamplingName(const SamplingSetting& setting);
 
 // `FILE:OFFSET: severity GGnnnn rule-name: message` per finding, then a
 // verdict line per file. The path and every byte from the file are escaped

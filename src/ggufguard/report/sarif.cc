@@ -124,6 +124,12 @@ class SarifWriter final : public ReportWriter {
                           {"reason", v.reason}});
     }
     properties["runtimes"] = std::move(runtimes);
+    // The general.sampling.* settings as llama.cpp uses them, as in the JSON report.
+    Json sampling = Json::array();
+    for (const SamplingSetting& s : r.sampling.listed) {
+      sampling.push_back({{"key", std::string(s.key)}, {"offset", s.offset}, {"written", s.written}, {"llama_cpp", s.llama_cpp}});
+    }
+    properties["sampling"] = std::move(sampling);
     artifacts_.push_back({{"location", {{"uri", uri}}}, {"length", r.file_size}, {"properties", std::move(properties)}});
     // A waived finding is a result with a suppression (SARIF 3.35): viewers
     // show it as suppressed, with the reason as its justification.
