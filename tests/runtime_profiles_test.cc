@@ -326,6 +326,48 @@ TEST(RuntimeProfilesTest, GgufPyHangsOnAnArrayLongerThanTheFile) {
   EXPECT_EQ(VerdictOf(r, Profile::kCandle)->outcome, RuntimeOutcome::kRefuses);
 }
 
+// GG9213 at its limit: the estimate is the per-item costs of runtime_rules.cc
+// (190 us a key, 40 an array scalar, 70 an array string), so with the limit
+// lowered to 1 s two keys and 25,000 u8 elements (1.00038 s) are refused and
+// 24,990 (0.99998 s) load; 14,281 strings refuse and 14,280 load. The
+// finding points at the largest array.
+TEST(RuntimeProfilesTest, GgufPyParserCostRefusesPastItsLimitAndLoadsJustBelow) {
+  Policy vllm = Named({"vllm"});
+  vllm.limits.max_gguf_py_parse_seconds = 1;
+  auto scalars = [](size_t n) { return Model().AddKv("x", GgufValue::U8Array(std::vector<uint8_t>(n, 1))).Build(); };
+  auto strings = [](size_t n) {
+    return Model().AddKv("x", GgufValue::StrArray(std::vector<std::string>(n, "t"))).Build();
+  };
+  struct Case {
+    testing::BuiltFile file;
+    bool refused;
+  };
+  std::vector<Case> cases;
+  cases.push_back({scalars(25000), true});
+  cases.push_back({scalars(24990), false});
+  cases.push_back({strings(14281), true});
+  cases.push_back({strings(14280), false});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Report r = testing::Check(cases[i].file, vllm);
+    const RuntimeVerdict* v = VerdictOf(r, Profile::kVllm);
+    ASSERT_NE(v, nullptr);
+    if (cases[i].refused) {
+      EXPECT_TRUE(HasRule(r, RuleId::kVllmParserCost)) << i << testing::Describe(r);
+      const uint64_t array_at = cases[i].file.kv_offsets.at(1);  // the key "x": where its KV starts
+      EXPECT_TRUE(testing::HasFinding(r, RuleId::kVllmParserCost, array_at)) << i << testing::Describe(r);
+      EXPECT_EQ(r.verdict(), Report::Verdict::kInvalid) << i;
+      ASSERT_TRUE(v->rule.has_value()) << i;
+      EXPECT_EQ(*v->rule, RuleId::kVllmParserCost) << i;
+      EXPECT_GE(v->outcome, RuntimeOutcome::kRefuses) << i;
+    } else {
+      EXPECT_TRUE(LacksRule(r, RuleId::kVllmParserCost)) << i << testing::Describe(r);
+      EXPECT_FALSE(v->rule.has_value() && *v->rule == RuleId::kVllmParserCost) << i;
+    }
+  }
+  // At the default limit (120 s) the largest of these is far below it.
+  EXPECT_TRUE(LacksRule(testing::Check(scalars(25000), Named({"vllm"})), RuleId::kVllmParserCost));
+}
+
 // ---------------------------------------------------------------- llama.cpp named
 
 TEST(RuntimeProfilesTest, NamedLlamaCppMakesItsRefusalsErrors) {
