@@ -163,7 +163,8 @@ TEST(SamplingRulesTest, WhatGgufPyWritesIsReadAsWrittenAndListed) {
       << RenderInspect("f.gguf", r);
   // Markdown, SARIF and CycloneDX carry them too (issue 40: they change
   // how every reply is sampled).
-  const Report plain = Check(MakeTinyModel().Build());
+  const BuiltFile plain_file = MakeTinyModel().Build();  // the report borrows its bytes
+  const Report plain = Check(plain_file);
   auto markdown = [](const FileOutcome& outcome) {
     std::ostringstream md;
     std::unique_ptr<ReportWriter> w = MakeMarkdownWriter(md);
