@@ -484,7 +484,24 @@ Facts Interpreter::ArgsFacts(const Expr& e, uint32_t gate, int depth) {
   return f;
 }
 
+// What the macro prints is judged where it prints it (its events resolved at
+// this call); what it compares counts where its output is tested (OpenGate).
+Facts Interpreter::MacroCallFacts(const Expr& e, const std::vector<NodeId>& macros, uint32_t gate, int depth) {
+  const Facts args = ArgsFacts(e, gate, depth);
+  Facts f = ReadsOnly(args);
+  for (NodeId macro : macros) {
+    f.reads |= macro_reads_[macro] & ~(kReadTrigger | kReadTriggerNeg | kReadTriggerAny);
+    AddFrags(&f, {rec_.MacroOutput(macro, static_cast<uint32_t>(e.begin), gate, args.frags)});
+  }
+  return f;
+}
+
 Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth) {
+  // A call the evaluation resolved to macros (through a name, an attribute,
+  // an item or any value) prints what they print.
+  if (const auto it = call_macros_.find(id); it != call_macros_.end() && !it->second.empty()) {
+    return MacroCallFacts(e, it->second, gate, depth);
+  }
   auto arg = [&](size_t i) -> NodeId { return i < e.args_count ? p_.args[e.args_begin + i].value : kNoNode; };
   const Expr* callee = e.a == kNoNode ? nullptr : &p_.expr(e.a);
   if (callee && callee->kind == ExprKind::kGetAttr) {
@@ -524,16 +541,7 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
     if (!bound) {
       if (auto it = macros_.find(callee->name); it != macros_.end()) macro = it->second;
     }
-    if (macro != kNoNode) {
-      // What the macro prints is judged where it prints it (its events
-      // resolved at this call); what it compares counts where its output
-      // is tested (OpenGate).
-      const Facts args = ArgsFacts(e, gate, depth);
-      Facts f = ReadsOnly(args);
-      f.reads |= macro_reads_[macro] & ~(kReadTrigger | kReadTriggerNeg | kReadTriggerAny);
-      AddFrags(&f, {rec_.MacroOutput(macro, static_cast<uint32_t>(e.begin), gate, args.frags)});
-      return f;
-    }
+    if (macro != kNoNode) return MacroCallFacts(e, {macro}, gate, depth);
     if (callee->name == "raise_exception" || callee->name == "strftime_now" || callee->name == "caller" ||
         callee->name == "loop") {
       return Facts();

@@ -178,6 +178,7 @@ Value Interpreter::CallThroughValue(const Expr& e, std::vector<Value> args, Node
       if (!declared) MacroEscapes(args[i], a.value, "passed to varargs or kwargs");
     }
   }
+  call_macros_[id] = callees;
   if (callees.empty()) return Computed(kStr);  // none, or more than are followed: ValueUse said so
   Value out;
   bool first = true;

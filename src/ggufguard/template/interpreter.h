@@ -323,6 +323,7 @@ class Interpreter {
   Facts ArgsFacts(const Expr& e, uint32_t gate, int depth);
   bool MarkerPieces(NodeId id, int* pieces, int depth);
   Facts CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
+  Facts MacroCallFacts(const Expr& e, const std::vector<NodeId>& macros, uint32_t gate, int depth);
   Facts FilterFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
   Facts BindingFacts(NodeId value_expr);
   std::string GuardKey(NodeId obj) const;
@@ -445,6 +446,10 @@ class Interpreter {
   uint32_t gate_ = 0;
   uint8_t turn_ = TurnBit(Role::kNone);
   absl::flat_hash_map<NodeId, uint32_t> macro_reads_, macro_trigger_;
+  // The macros each call expression was last resolved to by the evaluation
+  // (CallThroughValue), so its facts print what those macros print however
+  // the callee was reached (`fs[0](x)`, `ns.f(x)`): one place decides.
+  absl::flat_hash_map<NodeId, std::vector<NodeId>> call_macros_;
   bool system_handled_ = false, reads_messages_ = false;
   uint32_t system_guard_at_ = 0;  // the first condition on a system role + 1
 };
