@@ -165,30 +165,9 @@ TEST(SamplingRulesTest, WhatGgufPyWritesIsReadAsWrittenAndListed) {
   // how every reply is sampled).
   const BuiltFile plain_file = MakeTinyModel().Build();  // the report borrows its bytes
   const Report plain = Check(plain_file);
-  auto markdown = [](const FileOutcome& outcome) {
-    std::ostringstream md;
-    std::unique_ptr<ReportWriter> w = MakeMarkdownWriter(md);
-    w->Add(outcome);
-    w->Finish();
-    return md.str();
-  };
+  auto markdown = [](const FileOutcome& outcome) { return testing::RenderThroughWriter(MakeMarkdownWriter, outcome); };
   auto cyclonedx_sampling = [](const FileOutcome& outcome) {
-    std::ostringstream bom;
-    {
-      std::unique_ptr<ReportWriter> w = MakeCycloneDxWriter(bom);
-      w->Add(outcome);
-      w->Finish();
-    }
-    std::vector<std::pair<std::string, std::string>> found;
-    const nlohmann::json doc = nlohmann::json::parse(bom.str());
-    for (const auto& c : doc["components"]) {
-      if (!c.contains("properties")) continue;
-      for (const auto& p : c["properties"]) {
-        const std::string name = p["name"].get<std::string>();
-        if (name.rfind("ggufguard:sampling:", 0) == 0) found.emplace_back(name, p["value"].get<std::string>());
-      }
-    }
-    return found;
+    return testing::CycloneDxProperties(testing::RenderThroughWriter(MakeCycloneDxWriter, outcome), "ggufguard:sampling:");
   };
   EXPECT_NE(markdown(o).find("- sampling (as llama.cpp reads the file's defaults): ` sequence=penalties;temperature;"
                              "top_k;top_p top_k=50 top_p=0.9 min_p=0 temp=0.6"),

@@ -487,33 +487,22 @@ TEST(RuntimeProfilesTest, SarifMarkdownAndCycloneDxCarryTheVerdicts) {
   }
   EXPECT_TRUE(sarif_saw);
 
-  std::ostringstream md;
-  {
-    std::unique_ptr<ReportWriter> w = MakeMarkdownWriter(md);
-    w->Add(o);
-    w->Finish();
-  }
-  EXPECT_NE(md.str().find("- runtime: ` mistral.rs refuses (GG9221 mistralrs-special-token at byte "), std::string::npos)
-      << md.str();
-  EXPECT_NE(md.str().find("- runtime: ` llama.cpp loads `"), std::string::npos) << md.str();
+  // SARIF's artifact properties hold the JSON report's runtimes, whole.
+  const nlohmann::json json = nlohmann::json::parse(RenderJson({o}, "default"));
+  EXPECT_EQ(runtimes, json["files"][0]["runtimes"]) << json.dump();
 
-  std::ostringstream bom;
-  {
-    std::unique_ptr<ReportWriter> w = MakeCycloneDxWriter(bom);
-    w->Add(o);
-    w->Finish();
-  }
-  const nlohmann::json doc = nlohmann::json::parse(bom.str());
+  const std::string md = testing::RenderThroughWriter(MakeMarkdownWriter, o);
+  EXPECT_NE(md.find("- runtime: ` mistral.rs refuses (GG9221 mistralrs-special-token at byte "), std::string::npos) << md;
+  EXPECT_NE(md.find("- runtime: ` llama.cpp loads `"), std::string::npos) << md;
+
+  const std::string bom = testing::RenderThroughWriter(MakeCycloneDxWriter, o);
   std::string mistral, llama;
-  for (const auto& c : doc["components"]) {
-    if (!c.contains("properties")) continue;
-    for (const auto& p : c["properties"]) {
-      if (p["name"] == "ggufguard:runtime:mistral.rs") mistral = p["value"].get<std::string>();
-      if (p["name"] == "ggufguard:runtime:llama.cpp") llama = p["value"].get<std::string>();
-    }
+  for (const auto& [name, value] : testing::CycloneDxProperties(bom, "ggufguard:runtime:")) {
+    if (name == "ggufguard:runtime:mistral.rs") mistral = value;
+    if (name == "ggufguard:runtime:llama.cpp") llama = value;
   }
-  EXPECT_EQ(mistral.rfind("mistral.rs refuses (GG9221", 0), 0u) << bom.str();
-  EXPECT_EQ(llama, "llama.cpp loads") << bom.str();
+  EXPECT_EQ(mistral.rfind("mistral.rs refuses (GG9221", 0), 0u) << bom;
+  EXPECT_EQ(llama, "llama.cpp loads") << bom;
 }
 
 // The runtime-* reproducers of corpus/regressions (README.md there): an

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include "ggufguard/findings/rule_catalog.h"
+#include "ggufguard/report/render.h"
+#include "nlohmann/json.hpp"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
 #include "tests/support/gguf_writer.h"
@@ -307,6 +310,35 @@ inline void WriteFileBytes(const std::string& path, absl::Span<const uint8_t> by
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   out.close();
   ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+// What a streaming report writer (MakeMarkdownWriter, MakeCycloneDxWriter)
+// writes for one outcome, finished.
+template <typename MakeWriter>
+std::string RenderThroughWriter(MakeWriter make, const FileOutcome& outcome) {
+  std::ostringstream out;
+  {
+    std::unique_ptr<ReportWriter> w = make(out);
+    w->Add(outcome);
+    w->Finish();
+  }
+  return out.str();
+}
+
+// The (name, value) properties of a CycloneDX document's components whose
+// name starts with `prefix` ("ggufguard:sampling:"), in document order.
+inline std::vector<std::pair<std::string, std::string>> CycloneDxProperties(const std::string& bom,
+                                                                            const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> found;
+  const nlohmann::json doc = nlohmann::json::parse(bom);
+  for (const auto& c : doc["components"]) {
+    if (!c.contains("properties")) continue;
+    for (const auto& p : c["properties"]) {
+      const std::string name = p["name"].get<std::string>();
+      if (name.rfind(prefix, 0) == 0) found.emplace_back(name, p["value"].get<std::string>());
+    }
+  }
+  return found;
 }
 
 }  // namespace testing

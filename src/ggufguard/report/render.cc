@@ -1,4 +1,5 @@
 #include "ggufguard/report/render.h"
+#include "ggufguard/report/report_json.h"
 #include "ggufguard/report/render_set.h"
 
 #include <algorithm>
@@ -95,16 +96,6 @@ void AddTemplates(const Report& r, Json& f) {
   f["sibling_files"] = SiblingFilesJson(r.templates);
 }
 
-// The general.sampling.* settings and what llama.cpp uses of each (GG9163
-// judges them): every reply sampled with the file's defaults uses them.
-void AddSampling(const Report& r, Json& f) {
-  Json out = Json::array();
-  for (const SamplingSetting& s : r.sampling.listed) {
-    out.push_back({{"key", std::string(s.key)}, {"offset", s.offset}, {"written", s.written}, {"llama_cpp", s.llama_cpp}});
-  }
-  f["sampling"] = std::move(out);
-}
-
 }  // namespace
 
 std::string SamplingLine(const Report& r) {
@@ -119,6 +110,29 @@ std::string_view SamplingName(const SamplingSetting& s) {
   std::string_view name = s.key;
   name.remove_prefix(std::string_view("general.sampling.").size());
   return name;
+}
+
+Json RuntimesJson(const Report& r) {
+  Json out = Json::array();
+  const bool partial = !r.not_checked.empty();
+  for (const RuntimeVerdict& v : r.runtimes) {
+    out.push_back({{"runtime", ProfileName(v.runtime)},
+                   {"verdict", RuntimeVerdictName(v, partial)},
+                   {"required", v.required},
+                   {"rule", v.rule ? Json(RuleCode(*v.rule)) : Json(nullptr)},
+                   {"offset", v.rule ? Json(v.offset) : Json(nullptr)},
+                   {"reason", v.reason},
+                   {"judged_at", v.judged_at}});
+  }
+  return out;
+}
+
+Json SamplingJson(const Report& r) {
+  Json out = Json::array();
+  for (const SamplingSetting& s : r.sampling.listed) {
+    out.push_back({{"key", std::string(s.key)}, {"offset", s.offset}, {"written", s.written}, {"llama_cpp", s.llama_cpp}});
+  }
+  return out;
 }
 
 namespace {
@@ -210,22 +224,6 @@ std::string TransferNote(const FileOutcome& o) {
   return absl::StrCat(" [remote: ", o.transfer->requests, " requests, ", o.transfer->bytes, " bytes transferred]");
 }
 
-// Each judged runtime's verdict (runtimes/verdicts.h).
-Json RuntimesJson(const Report& r) {
-  Json out = Json::array();
-  const bool partial = !r.not_checked.empty();
-  for (const RuntimeVerdict& v : r.runtimes) {
-    out.push_back({{"runtime", ProfileName(v.runtime)},
-                   {"verdict", RuntimeVerdictName(v, partial)},
-                   {"required", v.required},
-                   {"rule", v.rule ? Json(RuleCode(*v.rule)) : Json(nullptr)},
-                   {"offset", v.rule ? Json(v.offset) : Json(nullptr)},
-                   {"reason", v.reason},
-                   {"judged_at", v.judged_at}});
-  }
-  return out;
-}
-
 // One input's entry of the JSON report, also one line of `scan`'s output.
 // Every string in it is printable ASCII: file bytes, paths and I/O errors
 // (which name the path) go through EscapeForDisplay, so no consumer that
@@ -283,7 +281,7 @@ Json FileJson(const FileOutcome& o) {
   f["runtimes"] = RuntimesJson(r);
   if (r.header_parsed) {
     AddTemplates(r, f);
-    AddSampling(r, f);
+    f["sampling"] = SamplingJson(r);
     AddKeyCollisions(r, f);
   }
   if (r.deep.ran) AddDeep(r, f);

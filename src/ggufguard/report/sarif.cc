@@ -8,6 +8,7 @@
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/report/render_set.h"
+#include "ggufguard/report/report_json.h"
 #include "nlohmann/json.hpp"
 
 namespace ggufguard {
@@ -113,23 +114,10 @@ class SarifWriter final : public ReportWriter {
     }
     Json properties = {{"verdict", VerdictName(r.verdict())}, {"not_checked", std::move(not_checked)}};
     if (!r.triage_notes.empty()) properties["triage_notes"] = r.triage_notes;  // suppressions not in force
-    // What each judged runtime would do with the file (runtimes/verdicts.h).
-    Json runtimes = Json::array();
-    for (const RuntimeVerdict& v : r.runtimes) {
-      runtimes.push_back({{"runtime", ProfileName(v.runtime)},
-                          {"verdict", RuntimeVerdictName(v, !r.not_checked.empty())},
-                          {"required", v.required},
-                          {"rule", v.rule ? Json(RuleCode(*v.rule)) : Json(nullptr)},
-                          {"offset", v.rule ? Json(v.offset) : Json(nullptr)},
-                          {"reason", v.reason}});
-    }
-    properties["runtimes"] = std::move(runtimes);
-    // The general.sampling.* settings as llama.cpp uses them, as in the JSON report.
-    Json sampling = Json::array();
-    for (const SamplingSetting& s : r.sampling.listed) {
-      sampling.push_back({{"key", std::string(s.key)}, {"offset", s.offset}, {"written", s.written}, {"llama_cpp", s.llama_cpp}});
-    }
-    properties["sampling"] = std::move(sampling);
+    // What each judged runtime would do with the file, and the sampling
+    // settings as llama.cpp uses them, as in the JSON report.
+    properties["runtimes"] = RuntimesJson(r);
+    properties["sampling"] = SamplingJson(r);
     artifacts_.push_back({{"location", {{"uri", uri}}}, {"length", r.file_size}, {"properties", std::move(properties)}});
     // A waived finding is a result with a suppression (SARIF 3.35): viewers
     // show it as suppressed, with the reason as its justification.
