@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ggufguard/findings/policy.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
@@ -116,6 +117,41 @@ TEST(CorpusRealTest, EveryFileGetsTheManifestVerdict) {
   EXPECT_EQ(per_dir["bigendian"], 2);
   EXPECT_EQ(per_dir["legacy"], 4);
   EXPECT_GE(per_dir["malformed"], 12);
+}
+
+// Issue 40: naming llama.cpp ("this file must load there") keeps every real
+// file's verdict and findings (rule and byte), but for the big-endian
+// conversions, which llama.cpp refuses on a little-endian host: there
+// GG2005's note becomes the one error, at the same byte.
+TEST(CorpusRealTest, NamingLlamaCppKeepsEveryVerdictButBigEndiansRefusal) {
+  SKIP_WITHOUT_CORPUS();
+  Policy llama_cpp = DefaultPolicy();
+  std::string bad;
+  ASSERT_TRUE(NameProfiles({"llama.cpp"}, &llama_cpp, &bad)) << bad;
+  for (const CorpusFile& f : ListCorpus()) {
+    SCOPED_TRACE(f.dir + "/" + f.name);
+    BothPaths unnamed = ValidateBoth(f.path, DefaultPolicy());
+    BothPaths named = ValidateBoth(f.path, llama_cpp);
+    const Report& u = unnamed.in_memory;
+    const Report& named_memory = named.in_memory;
+    for (const Report* n : {&named_memory, &named.from_file.report()}) {
+      EXPECT_EQ(RulesAt(*n), RulesAt(u)) << "named:\n" << Describe(*n) << "unnamed:\n" << Describe(u);
+      if (f.dir != "bigendian") {
+        // A malformed file may gain an error (a warning llama.cpp refuses
+        // on); its verdict, like every other file's, stays.
+        EXPECT_EQ(n->verdict(), u.verdict()) << Describe(*n);
+        continue;
+      }
+      EXPECT_TRUE(testing::IsValid(u));
+      EXPECT_EQ(n->verdict(), Report::Verdict::kInvalid) << Describe(*n);
+      EXPECT_EQ(testing::CountSeverity(*n, Severity::kError), 1u) << Describe(*n);
+      for (const Finding& finding : n->findings) {
+        if (finding.severity == Severity::kError) {
+          EXPECT_EQ(finding.rule, RuleId::kBigEndian) << Describe(*n);
+        }
+      }
+    }
+  }
 }
 
 // The manifest lists exactly the files that are there.
