@@ -521,6 +521,33 @@ TEST(ChatTemplateScanTest, GlobalsHelpers) {
       "{{ x.range.y }}{{ lipsum(2) }}");
 }
 
+// A dict of macros, dispatched by name, is a dict: before, a dict literal
+// took its macro value's origin and `d.g` was read as an attribute of the
+// macro (GG8006 on a benign template). A helper kept in a dict still
+// reaches Python, and a macro reached through one still recurses.
+TEST(ChatTemplateScanTest, ADictOfMacrosIsReadAsADict) {
+  const std::string m = "{% macro m(x) %}{{ x }}{% endmacro %}";
+  ExpectClean(m + "{% set d = {'g': m} %}{% for msg in messages %}{{ d.g(msg.content) }}{% endfor %}");
+  ExpectClean(m + "{% set d = {'g': m, 'h': m} %}{% for msg in messages %}{{ d['h'](msg.content) }}{% endfor %}");
+  ExpectClean(m + "{% set d = dict(g=m) %}{{ d.g(1) }}{{ d.items() | length }}{{ d.zz }}");
+  // Dispatch by the message's role: only the dict's own values are reached.
+  ExpectClean(m + "{% set d = {'user': m, 'assistant': m} %}{% for msg in messages %}{{ d[msg.role](msg.content) }}"
+                  "{% endfor %}");
+
+  auto issues = ScanChatTemplate("{% set d = {'g': lipsum} %}{{ d.g.__globals__ }}");
+  EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);
+  EXPECT_EQ(Count(issues, K::kDunderAccess), 1u) << Dump(issues);
+  issues = ScanChatTemplate("{% set d = {'g': lipsum} if x else {'h': 1} %}{{ d['g']['os'] }}");
+  EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);
+  // Joined with a helper itself, the dict may be the helper: read as one.
+  issues = ScanChatTemplate("{% set d = {'g': 1} if x else lipsum %}{{ d.g }}");
+  EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);
+  for (const std::string call : {"x.g(x)", "x['g'](x)"}) {
+    issues = ScanChatTemplate("{% macro r(x) %}{{ " + call + " }}{% endmacro %}{% set d = {'g': r} %}{{ r(d) }}");
+    EXPECT_EQ(Count(issues, K::kUnboundedRecursion), 1u) << call << Dump(issues);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // kRecursiveMacro
 

@@ -302,6 +302,9 @@ Value Interpreter::Attribute(const Value& obj, const Value& name, NodeId at, Nod
     }
   }
   const bool one = IsExactStr(name) && name.strs.size() == 1;
+  // A dict of macros or helpers (`{'g': m}`, dispatch by name) is a dict:
+  // a name reads its values or methods, not an attribute of a root.
+  if (IsDictLiteral(obj)) return WithUntrackedMutations(one ? KeyOf(obj, name.strs[0], attribute) : ReadOf(obj));
   if (obj.origin == Origin::kRoot) {
     // A namespace is read like chat data: by a public literal name, or by
     // a name from the request (GigaChat 3.5: add_tokens[f.type]), which
@@ -350,8 +353,10 @@ Value Interpreter::Subscript(const Value& obj, const Value& key, NodeId at, Node
       if (j >= 0 && j < n) return WithUntrackedMutations(Str(obj.items[static_cast<size_t>(j)], true));
     }
   }
-  // A namespace has no items: getitem falls back to getattr.
+  // A namespace has no items: getitem falls back to getattr. A dict
+  // literal's key is read as by name.
   if (obj.origin == Origin::kRoot && obj.root == "namespace()") return Attribute(obj, key, at, obj_expr, true);
+  if (IsDictLiteral(obj)) return Attribute(obj, key, at, obj_expr, /*attribute=*/false);
   // An element of a list of macros (jamba's macros_to_call[i]): a number
   // names no attribute of a macro, and the element is called as a macro
   // value is (CallThroughValue).

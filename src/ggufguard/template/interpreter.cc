@@ -125,9 +125,10 @@ void Interpreter::CheckName(const Value& name, const Value& obj, NodeId at, bool
   if (name.exact) return;
   if (name.origin != Origin::kData) {
     Emit(Kind::kComputedName, NameOffset(at), absl::StrCat(ExprText(at), ": a name computed at render time"));
-  } else if (obj.origin == Origin::kRoot && obj.root != "namespace()") {
+  } else if (obj.origin == Origin::kRoot && obj.root != "namespace()" && !IsDictLiteral(obj)) {
     // A namespace holds only what the template set, like chat data, and
-    // a name from the request reaches into it as far as into a dict.
+    // a name from the request reaches into it as far as into a dict (a
+    // dict literal of helpers is one).
     Emit(Kind::kComputedName, NameOffset(at),
          absl::StrCat(ExprText(at), ": a name from the request on ", EscapeForDisplay(obj.root, 40)));
   }

@@ -515,6 +515,8 @@ Value KeyOf(const Value& obj, const std::string& k, bool attribute) {
   return method ? Join(BoundMethod(), FieldOf(obj, k)) : FieldOf(obj, k);
 }
 
+bool IsDictLiteral(const Value& obj) { return obj.keyed && obj.rest.empty(); }  // rest: joined with other values
+
 // A bound method, not called: it has no attribute but Python's own
 // (dunders, which the name checks catch), and its repr is the template's,
 // so it is spelled: stringifying it is template-made.

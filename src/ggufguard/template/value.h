@@ -175,6 +175,9 @@ Value Members(const Value& obj);
 Value FieldOf(const Value& x, std::string_view k);
 // Key `k` of a keyed value, read by name (attribute syntax or subscript).
 Value KeyOf(const Value& obj, const std::string& k, bool attribute);
+// Is `obj` only dict literals? Such a value is no root, whatever roots its
+// values are ({'g': m} takes m's origin): its members are its values.
+bool IsDictLiteral(const Value& obj);
 // What a container literal keeps of an element that is not one exact string.
 void AddElement(Value* c, const Value& x);
 // Does container `x` hold a value that may be a literal or the request's?
