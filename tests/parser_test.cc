@@ -804,6 +804,11 @@ TEST(ParserValueTypesTest, EveryKnownTypeRoundTrips) {
   EXPECT_FALSE(kv[10].value().AsSigned().has_value());
   EXPECT_EQ(kv[11].value().AsSigned(), INT64_MIN);
   EXPECT_EQ(kv[12].value().AsDouble(), -0.125);
+  // split.no and split.count are read only as exactly a u16: a u8 or a u32
+  // holding the same number is another type (GG4004's).
+  EXPECT_EQ(ExactU16(&kv[2]), 60000u);
+  for (uint32_t i : {0u, 4u, 7u, 10u}) EXPECT_FALSE(ExactU16(&kv[i]).has_value()) << i;
+  EXPECT_FALSE(ExactU16(nullptr).has_value());
 }
 
 }  // namespace

@@ -101,9 +101,7 @@ void AddBaseShard(BaseModel& base, const Report& report, uint32_t shard, uint32_
     base.architecture = std::string(CString(keys.arch()));
     base.n_embd = keys.U32(keys.FindArch("embedding_length"));
     base.n_layer = keys.U32(keys.FindArch("block_count"));
-    const KeyValue* count = keys.Find("split.count");
-    const std::optional<uint64_t> split_count =
-        count != nullptr && count->type() == ValueType::kUint16 ? count->value().AsUnsigned() : std::nullopt;
+    const std::optional<uint64_t> split_count = ExactU16(keys.Find("split.count"));
     if (split_count.value_or(1) > shards_read) {
       base.incomplete.push_back(absl::StrCat("the base model is shard 1 of ", *split_count,
                                              "; name a shard as its PREFIX-NNNNN-of-NNNNN.gguf file so that "

@@ -4,6 +4,11 @@
 
 namespace ggufguard {
 
+std::optional<uint64_t> ExactU16(const KeyValue* kv) {
+  if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
+  return kv->value().AsUnsigned();
+}
+
 std::optional<uint64_t> Value::AsUnsigned() const {
   switch (type) {
     case ValueType::kUint8:

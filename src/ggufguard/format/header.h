@@ -176,6 +176,10 @@ class KeyValue {
   uint8_t flags_ = 0;            // kFourByteLengths, kBigEndian
 };
 
+// The value when `kv` is there and holds exactly a u16, the type llama.cpp
+// demands of split.no and split.count (another type is GG4004's business).
+std::optional<uint64_t> ExactU16(const KeyValue* kv);
+
 inline Value KeyValue::value() const {
   static_assert(sizeof(KeyValue) <= 24, "KeyValue is kept compact: see header.h");
   static_assert(kValueTypeCount <= 16, "KeyValue keeps a value type in 4 bits");

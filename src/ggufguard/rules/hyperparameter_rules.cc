@@ -59,7 +59,7 @@ bool IsArchChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'
 // llama.cpp writes and reads without general.architecture.
 bool IsLaterShard(const KeyIndex& keys) {
   const KeyValue* no = keys.Find("split.no");
-  return no != nullptr && no->type() == ValueType::kUint16 && no->value().AsUnsigned() > 0u;
+  return ExactU16(no).value_or(0) > 0u;
 }
 
 bool NeedsNoArchitecture(const KeyIndex& keys) {
@@ -522,11 +522,7 @@ void CheckSplit(RuleContext& ctx, const KeyIndex& keys) {
   const KeyValue* count_kv = keys.Find("split.count");
   const KeyValue* tensors_kv = keys.Find("split.tensors.count");
   if (no_kv == nullptr && count_kv == nullptr && tensors_kv == nullptr) return;
-  auto u16 = [](const KeyValue* kv) -> std::optional<uint64_t> {
-    if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
-    return kv->value().AsUnsigned();
-  };
-  std::optional<uint64_t> no = u16(no_kv), count = u16(count_kv);
+  std::optional<uint64_t> no = ExactU16(no_kv), count = ExactU16(count_kv);
   if (count_kv == nullptr || no_kv == nullptr) {
     const KeyValue* present = count_kv ? count_kv : no_kv ? no_kv : tensors_kv;
     ctx.sink.Add(RuleId::kSplitKeys, present->offset(),

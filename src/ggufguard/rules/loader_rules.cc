@@ -145,12 +145,7 @@ bool ReadsHyperparameters(const GgufHeader& h, const KeyIndex& keys) {
   if (!h.tensors.empty()) return true;
   // split.no and split.count are u16 (GG4004 for another type, GG4015 for
   // values that disagree).
-  auto u16 = [&](std::string_view key) -> std::optional<uint64_t> {
-    const KeyValue* kv = keys.Find(key);
-    if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
-    return kv->value().AsUnsigned();
-  };
-  if (u16("split.count").value_or(0) > 1 && u16("split.no").value_or(0) == 0) return true;
+  if (ExactU16(keys.Find("split.count")).value_or(0) > 1 && ExactU16(keys.Find("split.no")).value_or(0) == 0) return true;
   return keys.Find("tokenizer.ggml.model") == nullptr;
 }
 

@@ -87,12 +87,6 @@ bool EmbeddingIsOptional(std::string_view arch) {
   return FindDrafter(arch) != nullptr || arch.find("mtp") != std::string_view::npos;
 }
 
-std::optional<uint64_t> U16Key(const KeyIndex& keys, std::string_view key) {
-  const KeyValue* kv = keys.Find(key);
-  if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
-  return kv->value().AsUnsigned();
-}
-
 // GG9165. load_arch_tensors creates token_embd.weight {n_embd, n_vocab}
 // with flags 0 for the model architectures (the generated table's
 // token_embd_by_vocab: every creation in the architecture's loader has that
@@ -105,7 +99,7 @@ void CheckTokenEmbedding(RuleContext& ctx, const KeyIndex& keys) {
   const GgufHeader& h = ctx.header;
   const ArchInfo* info = keys.arch_info();
   if (h.tensors.empty() || info == nullptr || !RequiresTokenEmbedding(info->name)) return;
-  if (IsAdapter(keys) || U16Key(keys, "split.count").value_or(1) > 1) return;
+  if (IsAdapter(keys) || ExactU16(keys.Find("split.count")).value_or(1) > 1) return;
   if (!ctx.sink.Enabled(RuleId::kMissingTokenEmbedding)) return;
   for (const TensorInfo& t : h.tensors) {
     if (CString(t.name) == "token_embd.weight") return;  // weights_map is keyed by the C string

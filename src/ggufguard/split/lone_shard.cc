@@ -8,11 +8,6 @@
 namespace ggufguard {
 namespace {
 
-std::optional<uint64_t> U16(const KeyValue* kv) {
-  if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;
-  return kv->value().AsUnsigned();
-}
-
 // A URL's path without its query or fragment; any other location as it is.
 std::string_view FileNamePart(std::string_view location) {
   if (location.find("://") == std::string_view::npos) return location;
@@ -38,8 +33,8 @@ std::string ReasonText(std::optional<std::string_view> location, LoneShardReason
 
 std::optional<SplitPosition> SplitPositionOf(const GgufHeader& header) {
   const KeyValue* count_kv = header.Find("split.count");
-  const std::optional<uint64_t> count = U16(count_kv);
-  const std::optional<uint64_t> no = U16(header.Find("split.no"));
+  const std::optional<uint64_t> count = ExactU16(count_kv);
+  const std::optional<uint64_t> no = ExactU16(header.Find("split.no"));
   // llama.cpp reads a count below 2 as one file, and refuses a file with a
   // count but no split.no (get_key throws): both are GG4015's to judge.
   if (!count || *count < 2 || !no || *no >= *count) return std::nullopt;

@@ -13,11 +13,6 @@
 namespace ggufguard {
 namespace {
 
-std::optional<uint64_t> U16(const KeyValue* kv) {
-  if (kv == nullptr || kv->type() != ValueType::kUint16) return std::nullopt;  // another type: GG4004
-  return kv->value().AsUnsigned();
-}
-
 // Keys llama.cpp reads from a split model's first shard only.
 bool IsModelMetadata(std::string_view key, std::string_view architecture) {
   if (key == "general.architecture" || key.starts_with("tokenizer.")) return true;
@@ -109,7 +104,7 @@ void SplitSetJudge::CheckSplitKeys(uint32_t number, const std::string& location,
     }
     return;
   }
-  const std::optional<uint64_t> count = U16(count_kv), no = U16(no_kv);
+  const std::optional<uint64_t> count = ExactU16(count_kv), no = ExactU16(no_kv);
   // split.count 0 is GG4015's (or a merged file's); a missing one too.
   if (count && *count != 0 && *count != name_.count) {
     Add(RuleId::kSplitCountMismatch, location, count_kv->value().offset,
