@@ -41,16 +41,6 @@ struct ReportPtr {
   ~ReportPtr() { ggufguard_report_free(r); }
 };
 
-std::string TempPath(const std::string& name) {
-  return (fs::temp_directory_path() / ("ggufguard_capi_" + std::to_string(::getpid()) + "_" + name)).string();
-}
-
-void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
-
 // A file with a value of every type, for the getters.
 testing::BuiltFile EveryType() {
   GgufBuilder b;
@@ -426,8 +416,8 @@ TEST(CApi, PoliciesByNameAndDocument) {
 
 TEST(CApi, PathAndDescriptorAgreeWithTheBuffer) {
   const testing::BuiltFile f = testing::MakeTinyModel().Build();
-  const std::string path = TempPath("tiny.gguf");
-  WriteFile(path, f.bytes);
+  const std::string path = testing::TempPath("tiny.gguf");
+  testing::WriteFileBytes(path, f.bytes);
   ReportPtr from_path, from_fd, from_pipe;
   ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &from_path.r), GGUFGUARD_OK);
   int fd = ::open(path.c_str(), O_RDONLY);
@@ -453,7 +443,7 @@ TEST(CApi, PathAndDescriptorAgreeWithTheBuffer) {
   ::unlink(path.c_str());
 
   ReportPtr missing;
-  EXPECT_EQ(ggufguard_validate_path(TempPath("missing.gguf").c_str(), nullptr, &missing.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_path(testing::TempPath("missing.gguf").c_str(), nullptr, &missing.r), GGUFGUARD_ERR_IO);
   EXPECT_EQ(missing.r, nullptr);
   EXPECT_NE(std::string(ggufguard_last_error()), "");
   EXPECT_EQ(ggufguard_validate_fd(-1, nullptr, &missing.r), GGUFGUARD_ERR_IO);
@@ -464,8 +454,8 @@ TEST(CApi, DeepChecksTheDataOnEveryRoute) {
   const testing::BuiltFile bad = testing::TinyModelWithCleanData(0x7fc00000u);
   const testing::BuiltFile clean = testing::TinyModelWithCleanData();
   const uint64_t data_bytes = (56 + 8 + 8 + 56) * 4;  // the four F32 tensors
-  const std::string path = TempPath("deep_nan.gguf");
-  WriteFile(path, bad.bytes);
+  const std::string path = testing::TempPath("deep_nan.gguf");
+  testing::WriteFileBytes(path, bad.bytes);
   std::vector<ReportPtr> reports(6);
   ASSERT_EQ(ggufguard_validate_path_deep(path.c_str(), nullptr, 0, &reports[0].r), GGUFGUARD_OK);
   ASSERT_EQ(ggufguard_validate_path_deep(path.c_str(), nullptr, 2, &reports[1].r), GGUFGUARD_OK);
@@ -567,7 +557,7 @@ TEST(CApi, DeepChecksTheDataOnEveryRoute) {
   EXPECT_EQ(refused.r, nullptr);
   EXPECT_NE(std::string(ggufguard_last_error()), "");
   EXPECT_EQ(ggufguard_validate_path_deep(nullptr, nullptr, 0, &refused.r), GGUFGUARD_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ggufguard_validate_path_deep(TempPath("missing.gguf").c_str(), nullptr, 0, &refused.r), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_validate_path_deep(testing::TempPath("missing.gguf").c_str(), nullptr, 0, &refused.r), GGUFGUARD_ERR_IO);
   EXPECT_EQ(ggufguard_validate_fd_deep(-1, nullptr, 0, &refused.r), GGUFGUARD_ERR_IO);
   EXPECT_EQ(ggufguard_validate_buffer_deep(nullptr, 1, nullptr, 0, &refused.r), GGUFGUARD_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ggufguard_validate_buffer_deep(bad.bytes.data(), bad.bytes.size(), nullptr, 0, nullptr),
@@ -581,8 +571,8 @@ TEST(CApi, DeepChecksTheDataOnEveryRoute) {
 
 TEST(CppApi, DeepSummaryThroughTheWrapper) {
   const testing::BuiltFile bad = testing::TinyModelWithCleanData(0x7fc00000u);
-  const std::string path = TempPath("deep_cpp.gguf");
-  WriteFile(path, bad.bytes);
+  const std::string path = testing::TempPath("deep_cpp.gguf");
+  testing::WriteFileBytes(path, bad.bytes);
   const api::Report by_path = api::ValidateDeep(path.c_str(), nullptr, 2);
   const api::Report in_memory = api::ValidateBufferDeep(bad.bytes.data(), bad.bytes.size());
   ::unlink(path.c_str());
@@ -672,8 +662,8 @@ TEST(CppApi, PrefixThroughTheWrapper) {
 
 TEST(CApi, MappingHandsOutTheValidatedBytes) {
   const testing::BuiltFile f = testing::MakeTinyModel().Build();
-  const std::string path = TempPath("map.gguf");
-  WriteFile(path, f.bytes);
+  const std::string path = testing::TempPath("map.gguf");
+  testing::WriteFileBytes(path, f.bytes);
   ReportPtr r;
   ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK);
   ggufguard_mapping* m = nullptr;
@@ -697,13 +687,13 @@ TEST(CApi, MappingHandsOutTheValidatedBytes) {
 
   // A file that grew since validation, and another file of the same size.
   ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK);
-  const std::string twin = TempPath("twin.gguf");
-  WriteFile(twin, f.bytes);
+  const std::string twin = testing::TempPath("twin.gguf");
+  testing::WriteFileBytes(twin, f.bytes);
   m = nullptr;
   EXPECT_EQ(ggufguard_map_path(r.r, twin.c_str(), &m), GGUFGUARD_ERR_CHANGED);
   std::vector<uint8_t> grown = f.bytes;
   grown.push_back(0);
-  WriteFile(path, grown);
+  testing::WriteFileBytes(path, grown);
   EXPECT_EQ(ggufguard_map_path(r.r, path.c_str(), &m), GGUFGUARD_ERR_CHANGED);
   EXPECT_EQ(m, nullptr);
   // From a buffer, only the size can be compared.
@@ -712,10 +702,10 @@ TEST(CApi, MappingHandsOutTheValidatedBytes) {
   ASSERT_EQ(ggufguard_map_path(from_buffer.r, twin.c_str(), &m), GGUFGUARD_OK);
   ggufguard_mapping_free(m);
   EXPECT_EQ(ggufguard_map_path(from_buffer.r, path.c_str(), &m), GGUFGUARD_ERR_CHANGED);
-  EXPECT_EQ(ggufguard_map_path(from_buffer.r, TempPath("missing").c_str(), &m), GGUFGUARD_ERR_IO);
+  EXPECT_EQ(ggufguard_map_path(from_buffer.r, testing::TempPath("missing").c_str(), &m), GGUFGUARD_ERR_IO);
   // A FIFO in the file's place: refused at once, not an open that waits
   // for a writer forever.
-  const std::string fifo = TempPath("map.fifo");
+  const std::string fifo = testing::TempPath("map.fifo");
   ::unlink(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(ggufguard_map_path(from_buffer.r, fifo.c_str(), &m), GGUFGUARD_ERR_IO);
@@ -745,11 +735,11 @@ TEST(CApi, NoPolicyMakesTheTensorTableLie) {
       {"offset wraps", {.offset = UINT64_MAX - 31}, "no computable size or offset"},
       {"unknown type", {.byte_size = 224}, "no computable size", 200},
   };
-  const std::string path = TempPath("lying_table.gguf");
+  const std::string path = testing::TempPath("lying_table.gguf");
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const testing::BuiltFile f = TinyModelWith(3, c.lie, c.type);
-    WriteFile(path, f.bytes);
+    testing::WriteFileBytes(path, f.bytes);
     ReportPtr strict;
     ASSERT_EQ(ggufguard_validate_buffer(f.bytes.data(), f.bytes.size(), nullptr, &strict.r), GGUFGUARD_OK);
     EXPECT_EQ(ggufguard_report_valid(strict.r), 0);
@@ -886,8 +876,8 @@ TEST(CApi, ByteOrderIsReported) {
       b.AddTensor(t.name, t.dims, t.type, {.data = ones});
     }
     const testing::BuiltFile f = b.Build();
-    const std::string path = TempPath(big ? "big.gguf" : "little.gguf");
-    WriteFile(path, f.bytes);
+    const std::string path = testing::TempPath(big ? "big.gguf" : "little.gguf");
+    testing::WriteFileBytes(path, f.bytes);
     ReportPtr r;
     ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &r.r), GGUFGUARD_OK);
     EXPECT_EQ(ggufguard_report_valid(r.r), 1);

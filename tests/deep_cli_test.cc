@@ -121,9 +121,7 @@ TEST_F(DeepCliTest, JobsMustBeAPositiveNumber) {
 }
 
 TEST_F(DeepCliTest, ScanDeepChecksEveryFile) {
-  const std::filesystem::path dir = testing::TempPath("deep_cli_scan");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = testing::FreshDir("deep_cli_scan");
   std::filesystem::copy_file(clean_, dir / "clean.gguf");
   std::filesystem::copy_file(bad_, dir / "bad.gguf");
   const CliRun plain = RunTool({"scan", "--jobs", "2", dir.string()});

@@ -369,7 +369,9 @@ TEST(ForkTypeIdTest, AnIdOnlyAForkWritesNamesTheForkAndGetsNoSize) {
     const Report other = Check(file);
     EXPECT_TRUE(HasRule(other, RuleId::kUnknownGgmlType)) << testing::Describe(other);
     for (const TensorInfo& t : other.header.tensors) {
-      if (t.ggml_type >= kFirstUnknownGgmlType) EXPECT_FALSE(t.size_known) << t.name;
+      if (t.ggml_type >= kFirstUnknownGgmlType) {
+        EXPECT_FALSE(t.size_known) << t.name;
+      }
     }
   }
   MemoryStream head(f.bytes, 64);

@@ -45,9 +45,7 @@ std::vector<uint8_t> Shard(int k) {
 class LoneShardTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempPath("lone_shard");
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshDir("lone_shard");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Put(const std::string& name, const std::vector<uint8_t>& bytes) {

@@ -39,8 +39,7 @@ TEST(MarkdownTest, AnEscapedMessageIsNotEscapedTwice) {
 }
 
 TEST(MarkdownTest, CountsThenFindingsGroupedByFileWithCraftedNamesInert) {
-  const std::string dir = testing::TempPath("md_dir");
-  std::filesystem::create_directories(dir);
+  const std::string dir = testing::FreshDir("md_dir");
   // A name that would be a link and HTML if it were pasted as Markdown.
   const std::string crafted = dir + "/[x](https:evil.example)<img src=x>`.gguf";
   std::filesystem::copy_file(GGUFGUARD_SOURCE_DIR "/corpus/regressions/report-llamacpp-24263-empty-key.gguf", crafted,

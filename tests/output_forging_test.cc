@@ -58,9 +58,7 @@ CliResult Cli(const std::vector<std::string>& args) {
 class OutputForgingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempPath("forging");
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshDir("forging");
     evil_ = dir_ + "/x\n" + kForged + "\x1b[1A\x1b[2K\xff\xfe.gguf";
     // Not a GGUF file: invalid.
     testing::WriteFileBytes(evil_, std::vector<uint8_t>{'n', 'o', 'p', 'e', 0, 0, 0, 0});

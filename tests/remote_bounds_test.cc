@@ -51,9 +51,7 @@ std::vector<uint8_t> SlowToSend() {
 class RemoteBoundsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(testing::TempPath("remote_bounds"));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
+    dir_ = new std::string(testing::FreshDir("remote_bounds"));
     testing::WriteFileBytes(*dir_ + "/m.gguf", SlowToSend());
     server_ = new testing::Server({"/usr/bin/python3", std::string(GGUFGUARD_SOURCE_DIR) + "/tests/support/hostile_http.py",
                                    *dir_ + "/m.gguf", *dir_ + "/requests.log"});

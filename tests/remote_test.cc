@@ -40,13 +40,6 @@ namespace fs = std::filesystem;
 
 using testing::Server;
 
-fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
@@ -110,7 +103,7 @@ TEST(RemoteLocationTest, SiblingReplacesTheLastComponent) {
 class HostileServerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(TempDir("ggufguard-hostile"));
+    dir_ = new fs::path(testing::FreshDir("ggufguard-hostile"));
     const testing::BuiltFile model = testing::TinyModelWithCleanData();
     bytes_ = new std::vector<uint8_t>(model.bytes);
     std::ofstream(*dir_ / "m.gguf", std::ios::binary)
@@ -441,7 +434,7 @@ std::unique_ptr<Server> StartNginx(const fs::path& root, const fs::path& dir, in
 // shard the hub lacks (404) makes the set inconclusive, never valid.
 TEST_F(NginxTest, HfSplitSetIsJudgedAsOneModel) {
   ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
-  const fs::path dir = TempDir("ggufguard-nginx-split");
+  const fs::path dir = testing::FreshDir("ggufguard-nginx-split");
   const fs::path repo = dir / "www" / "org" / "repo" / "resolve" / "main";
   fs::create_directories(repo);
   const fs::path split = fs::path(GGUFGUARD_SOURCE_DIR) / "corpus" / "split";
@@ -490,7 +483,7 @@ TEST_F(NginxTest, HfSplitSetIsJudgedAsOneModel) {
 // makes none.
 TEST_F(NginxTest, HfSiblingTemplateIsComparedWithTheModels) {
   ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
-  const fs::path dir = TempDir("ggufguard-nginx-siblings");
+  const fs::path dir = testing::FreshDir("ggufguard-nginx-siblings");
   const fs::path repo = dir / "www" / "org" / "repo" / "resolve" / "main";
   fs::create_directories(repo);
   const std::string tmpl = ReadAll(fs::path(GGUFGUARD_SOURCE_DIR) / "tests/data/chat_templates/benign/chatml_basic.jinja");
@@ -544,7 +537,7 @@ TEST_F(NginxTest, CorpusRealHasTheSameFindingsByUrl) {
   GGUFGUARD_SKIP_WITHOUT_REAL_CORPUS();
   const fs::path corpus = testing::RealCorpusDir();
   ASSERT_TRUE(fs::exists("/usr/sbin/nginx")) << "nginx missing: scripts/install-deps.sh installs nginx-light";
-  const fs::path dir = TempDir("ggufguard-nginx");
+  const fs::path dir = testing::FreshDir("ggufguard-nginx");
   int port = 0;
   std::string why;
   std::unique_ptr<Server> nginx = StartNginx(corpus, dir, &port, &why);

@@ -83,8 +83,7 @@ class RouteSweepTest : public ::testing::Test {
   void SetUp() override {
     set_ = HostileSet();
     ASSERT_GE(set_.size(), 6u);
-    dir_ = testing::TempPath("route_sweep");
-    fs::remove_all(dir_);
+    dir_ = testing::FreshDir("route_sweep");
     fs::create_directories(dir_ + "/files");
     for (const Hostile& h : set_) testing::WriteFileBytes(dir_ + "/files/" + h.name, h.bytes);
   }
@@ -104,7 +103,9 @@ class RouteSweepTest : public ::testing::Test {
       auto it = got.find(h.name);
       ASSERT_NE(it, got.end()) << route << ": no verdict for " << h.name;
       EXPECT_EQ(it->second, named ? h.named : h.nameless) << route << ": " << h.name;
-      if (h.name != "control-valid.gguf") EXPECT_NE(it->second, "valid") << route << ": " << h.name;
+      if (h.name != "control-valid.gguf") {
+        EXPECT_NE(it->second, "valid") << route << ": " << h.name;
+      }
     }
   }
 

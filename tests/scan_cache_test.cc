@@ -23,8 +23,7 @@ namespace fs = std::filesystem;
 class ScanCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempPath("scan_cache");
-    fs::remove_all(dir_);
+    dir_ = testing::FreshDir("scan_cache");
     fs::create_directories(dir_ + "/models");
     model_ = dir_ + "/models/bad.gguf";
     fs::copy_file(GGUFGUARD_SOURCE_DIR "/corpus/regressions/report-llamacpp-24263-empty-key.gguf", model_);

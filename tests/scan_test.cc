@@ -89,8 +89,7 @@ std::map<std::string, Json> ByName(const ScanResult& r, const std::string& type)
 class ScanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempPath("scan_dir");
-    fs::remove_all(dir_);
+    dir_ = testing::FreshDir("scan_dir");
     fs::create_directories(dir_ + "/sub/deeper");
     testing::WriteFileBytes(dir_ + "/valid.gguf", ValidBytes());
     testing::WriteFileBytes(dir_ + "/invalid.GGUF", InvalidBytes());
@@ -288,9 +287,7 @@ TEST_F(ScanTest, FifosAreNeverOpenedForReading) {
 // What the walk saw as a regular file is opened refusing a link: a name
 // swapped for a link (or a FIFO) after the walk looked is not followed.
 TEST(ScanOpenTest, AFileTheWalkSawIsOpenedRefusingALink) {
-  const std::string dir = testing::TempPath("scan_open");
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const std::string dir = testing::FreshDir("scan_open");
   testing::WriteFileBytes(dir + "/real.gguf", ValidBytes());
   fs::create_symlink("real.gguf", dir + "/swapped.gguf");
   absl::StatusOr<std::unique_ptr<FileSource>> refused = FileSource::Open(dir + "/swapped.gguf", FinalLink::kRefuse);

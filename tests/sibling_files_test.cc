@@ -150,9 +150,7 @@ const std::string kTemplate = ReadText(fs::path(GGUFGUARD_SOURCE_DIR) / "tests/d
 class ScanSiblingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempPath("siblings-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fs::path(testing::FreshDir("siblings-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())));
     testing::TinyModel m = testing::MakeTinyModel();
     m.Set("tokenizer.chat_template", testing::GgufValue::Str(kTemplate));
     const testing::BuiltFile f = m.Build();

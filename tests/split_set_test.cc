@@ -82,9 +82,7 @@ ToolRun Tool(const std::vector<std::string>& args) {
 class SplitSetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempPath("split_set");
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshDir("split_set");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -88,8 +88,12 @@ TEST(NormalFormTest, SegmentsHaveKindsOffsetsAndLengths) {
   const NormalForm f = NormalizeTemplate(t);
   for (const TemplateSegment& s : f.segments) {
     ASSERT_LE(s.offset + s.length, t.size());
-    if (s.kind == SegmentKind::kCondition) EXPECT_EQ(t.substr(s.offset, 2), "{%");
-    if (s.kind == SegmentKind::kOutput) EXPECT_EQ(t.substr(s.offset + s.length - 2, 2), "}}");
+    if (s.kind == SegmentKind::kCondition) {
+      EXPECT_EQ(t.substr(s.offset, 2), "{%");
+    }
+    if (s.kind == SegmentKind::kOutput) {
+      EXPECT_EQ(t.substr(s.offset + s.length - 2, 2), "}}");
+    }
   }
   // Segments follow each other and cover the template.
   for (size_t i = 1; i < f.segments.size(); ++i) {
@@ -265,7 +269,9 @@ TEST(TemplateTableTest, RowsAreSortedAndNameTheirSources) {
   const UpstreamTable& t = KnownUpstreamTemplates();
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const UpstreamTemplate& r = t.rows[i];
-    if (i > 0) EXPECT_LT(t.rows[i - 1].digest, r.digest);
+    if (i > 0) {
+      EXPECT_LT(t.rows[i - 1].digest, r.digest);
+    }
     EXPECT_FALSE(t.Text(r.repo).empty());
     EXPECT_FALSE(t.Text(r.path).empty());
     EXPECT_FALSE(t.Text(r.family).empty());

@@ -305,6 +305,15 @@ inline std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "ggufguard_" + std::to_string(::getpid()) + "_" + name;
 }
 
+// TempPath(name) as an empty directory: whatever an earlier run left there
+// is removed first.
+inline std::string FreshDir(const std::string& name) {
+  const std::string dir = TempPath(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 inline void WriteFileBytes(const std::string& path, absl::Span<const uint8_t> bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
