@@ -81,11 +81,17 @@ bool ClearlyNotAnLlm(const GgufHeader& h) {
       return false;
     }
   }
+  // Keys come grouped by their first segment ("k.0000000", "k.0000001"...):
+  // one that was just looked up and is no architecture is not looked up
+  // again (a million keys cost a million table searches before).
+  std::string_view not_an_arch;
   for (const KeyValue& kv : h.kvs) {
     const std::string_view key = CStringKey(kv.key());
     const std::string_view first = key.substr(0, key.find('.'));
     if (first == "tokenizer" || first == "adapter" || first == "split" || first == "imatrix") return false;
-    if (first.size() < key.size() && FindArchInfo(first) != nullptr) return false;
+    if (first.size() == key.size() || first == not_an_arch) continue;
+    if (FindArchInfo(first) != nullptr) return false;
+    not_an_arch = first;
   }
   return true;
 }

@@ -84,6 +84,7 @@ void CheckOllamaReaderLimits(RuleContext& ctx, std::vector<RuntimeIssue>* issues
   };
   for (const KeyValue& kv : ctx.header.kvs) {
     if (kv.key().size() > max_string) too_long(kv.offset(), "a key", kv.key().size());
+    if (kv.type() != ValueType::kString && kv.type() != ValueType::kArray) continue;  // nothing long to decode
     const Value v = kv.value();
     if (v.type == ValueType::kString && v.bytes.size() > max_string) {
       too_long(kv.offset(), absl::StrCat("the value of ", EscapeForDisplay(kv.key())), v.bytes.size());

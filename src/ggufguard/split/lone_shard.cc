@@ -32,9 +32,17 @@ std::string ReasonText(std::optional<std::string_view> location, LoneShardReason
 }  // namespace
 
 std::optional<SplitPosition> SplitPositionOf(const GgufHeader& header) {
-  const KeyValue* count_kv = header.Find("split.count");
+  // The first of each, in one pass (a header may hold a million keys).
+  const KeyValue* count_kv = nullptr;
+  const KeyValue* no_kv = nullptr;
+  for (const KeyValue& kv : header.kvs) {
+    const std::string_view key = kv.key();
+    if (count_kv == nullptr && key == "split.count") count_kv = &kv;
+    if (no_kv == nullptr && key == "split.no") no_kv = &kv;
+    if (count_kv != nullptr && no_kv != nullptr) break;
+  }
   const std::optional<uint64_t> count = ExactU16(count_kv);
-  const std::optional<uint64_t> no = ExactU16(header.Find("split.no"));
+  const std::optional<uint64_t> no = ExactU16(no_kv);
   // llama.cpp reads a count below 2 as one file, and refuses a file with a
   // count but no split.no (get_key throws): both are GG4015's to judge.
   if (!count || *count < 2 || !no || *no >= *count) return std::nullopt;
