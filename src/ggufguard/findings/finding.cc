@@ -5,9 +5,14 @@
 namespace ggufguard {
 
 bool FindingSink::Count(RuleId id) {
-  if (!policy_.Enabled(id)) return false;
-  if (policy_.SeverityOf(id) == Severity::kError) ++errors_;
   const int at = RulePosition(id);
+  Judged judged = at < 0 ? kNotJudged : judged_[static_cast<size_t>(at)];
+  if (judged == kNotJudged) {
+    judged = !policy_.Enabled(id) ? kOff : policy_.SeverityOf(id) == Severity::kError ? kCountsAsError : kCounts;
+    if (at >= 0) judged_[static_cast<size_t>(at)] = judged;
+  }
+  if (judged == kOff) return false;
+  if (judged == kCountsAsError) ++errors_;
   const size_t slot = at < 0 ? kMaxRules : static_cast<size_t>(at);
   if (listed_[slot] < policy_.limits.max_findings_per_rule) {
     ++listed_[slot];

@@ -59,6 +59,11 @@ class FindingSink {
   // bug would use, by ID in `unknown_suppressed_`.
   std::array<uint32_t, kMaxRules + 1> listed_{};
   std::array<uint64_t, kMaxRules + 1> suppressed_{};
+  // Per rule, what the policy makes of it (kNotJudged until its first
+  // finding): the policy is fixed for the sink's life, and a lookup of its
+  // switch and severity per finding was a tenth of a million-key header.
+  enum Judged : uint8_t { kNotJudged, kOff, kCounts, kCountsAsError };
+  std::array<Judged, kMaxRules> judged_{};
   std::map<RuleId, uint64_t> unknown_suppressed_;
   uint64_t errors_ = 0;
 };
