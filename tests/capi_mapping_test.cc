@@ -3,15 +3,18 @@
 // written into the validated file after ggufguard_validate_path_deep were
 // handed out by ggufguard_map_path).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "ggufguard/ggufguard.h"
 #include "gtest/gtest.h"
+#include "tests/support/zip_writer.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
 
@@ -137,6 +140,50 @@ TEST(CApiMappingTest, ABufferPrefixOrPipeReportIsComparedByItsBytes) {
   EXPECT_EQ(ggufguard_map_path(piped.r, same.c_str(), &m5.m), GGUFGUARD_ERR_CHANGED);
   EXPECT_NE(std::string(ggufguard_last_error()).find("stream"), std::string::npos) << ggufguard_last_error();
   for (const std::string& p : {same, other, other_header}) ::unlink(p.c_str());
+}
+
+// A llamafile through the path and descriptor routes, changed within a
+// timestamp tick of now: such a file is validated in the pass that hashes
+// it, which cannot judge a member in place. Before, it was refused with bad
+// magic alone; now GG9166 says why. The buffer route judges the member. The
+// file is mapped on no route (the table is the member's).
+TEST(CApiMappingTest, ALlamafileJustWrittenSaysWhyItsMemberWasNotJudged) {
+  testing::ZipOptions options;
+  options.stub = testing::ApeStub();
+  const std::vector<uint8_t> file =
+      testing::BuildZip({testing::ZipEntry{"tiny.gguf", testing::MakeTinyModel().Build().bytes, 0, false, 4096}}, options);
+  const std::string path = testing::TempPath("just_written.llamafile");
+  testing::WriteFileBytes(path, file);
+  // A future mtime is within a tick of now however slow the machine is.
+  const struct timespec future[2] = {{::time(nullptr) + 3600, 0}, {::time(nullptr) + 3600, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), future, 0), 0);
+  auto llamafile_message = [](const ggufguard_report* r) {
+    for (size_t i = 0; i < ggufguard_finding_count(r); ++i) {
+      ggufguard_finding f;
+      if (ggufguard_finding_at(r, i, &f) == GGUFGUARD_OK && std::string(f.rule) == "GG9166") return std::string(f.message);
+    }
+    return std::string();
+  };
+  ReportHandle by_path;
+  ASSERT_EQ(ggufguard_validate_path(path.c_str(), nullptr, &by_path.r), GGUFGUARD_OK) << ggufguard_last_error();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ReportHandle by_fd;
+  ASSERT_EQ(ggufguard_validate_fd(fd, nullptr, &by_fd.r), GGUFGUARD_OK) << ggufguard_last_error();
+  for (const ggufguard_report* r : {by_path.r, by_fd.r}) {
+    const std::string why = llamafile_message(r);
+    EXPECT_EQ(ggufguard_report_verdict(r), GGUFGUARD_VERDICT_INVALID) << why;
+    EXPECT_NE(why.find("is judged only where it is read in place"), std::string::npos) << why;
+  }
+  MappingHandle m;
+  EXPECT_NE(ggufguard_map_fd(by_fd.r, fd, &m.m), GGUFGUARD_OK);
+  EXPECT_EQ(m.m, nullptr);
+  ::close(fd);
+  ReportHandle buffer;
+  ASSERT_EQ(ggufguard_validate_buffer(file.data(), file.size(), nullptr, &buffer.r), GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_verdict(buffer.r), GGUFGUARD_VERDICT_VALID);
+  EXPECT_NE(llamafile_message(buffer.r).find("judged as the file here"), std::string::npos) << llamafile_message(buffer.r);
+  ::unlink(path.c_str());
 }
 
 }  // namespace

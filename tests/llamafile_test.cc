@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/format/zip.h"
 #include "ggufguard/read/llamafile.h"
 #include "ggufguard/report/render.h"
@@ -165,6 +166,47 @@ TEST(LlamafileTest, AnyFileThatIsNoArchiveIsLeftAlone) {
   absl::StatusOr<ZipDirectory> dir = ReadZipDirectory(source);
   ASSERT_TRUE(dir.ok());
   EXPECT_FALSE(dir->found);
+}
+
+// The routes that judge a file in the pass that hashes it (--hash, scan
+// --cache, the C API on a file changed within a timestamp tick) cannot judge
+// a member in place: the file is judged as what it is, never passed, and
+// GG9166 says why its model was not judged (before: bad magic alone).
+TEST(LlamafileTest, TheHashingRouteSaysWhyTheMemberWasNotJudged) {
+  const std::vector<uint8_t> file = Llamafile({Member(TinyGguf())});
+  MemorySource source(file);
+  absl::StatusOr<ValidatedFile> hashed = ValidateSourceHashed(source, DefaultPolicy());
+  ASSERT_TRUE(hashed.ok()) << hashed.status();
+  const Report& r = hashed->report();
+  EXPECT_EQ(r.verdict(), Report::Verdict::kInvalid);
+  EXPECT_TRUE(HasFinding(r, RuleId::kBadMagic, 0)) << testing::Describe(r);
+  EXPECT_TRUE(HasFinding(r, RuleId::kLlamafile, 0)) << testing::Describe(r);
+  EXPECT_FALSE(r.member_offset.has_value());
+  const std::string why = MessageOf(r, RuleId::kLlamafile);
+  EXPECT_NE(why.find("member 'tiny.gguf' is judged only where it is read in place"), std::string::npos) << why;
+  EXPECT_NE(why.find("no model inside is judged"), std::string::npos) << why;
+  EXPECT_EQ(r.sha256, Sha256Hex(std::string_view(reinterpret_cast<const char*>(file.data()), file.size())));
+  // A member that is not judged anywhere keeps its own reason.
+  ZipEntry deflated = Member(TinyGguf());
+  deflated.method = 8;
+  const std::vector<uint8_t> deflated_file = Llamafile({deflated});
+  MemorySource deflated_source(deflated_file);
+  absl::StatusOr<ValidatedFile> d = ValidateSourceHashed(deflated_source, DefaultPolicy());
+  ASSERT_TRUE(d.ok());
+  EXPECT_NE(MessageOf(d->report(), RuleId::kLlamafile).find("compressed (ZIP method 8)"), std::string::npos)
+      << MessageOf(d->report(), RuleId::kLlamafile);
+  // A GGUF file and a file that is no archive are as before.
+  const std::vector<uint8_t> gguf = TinyGguf();
+  MemorySource plain(gguf);
+  absl::StatusOr<ValidatedFile> p = ValidateSourceHashed(plain, DefaultPolicy());
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(LacksRule(p->report(), RuleId::kLlamafile));
+  EXPECT_EQ(testing::RulesAt(p->report()), testing::RulesAt(ValidateBytes(gguf, DefaultPolicy())));
+  const std::vector<uint8_t> junk(1000, 'x');
+  MemorySource junk_source(junk);
+  absl::StatusOr<ValidatedFile> j = ValidateSourceHashed(junk_source, DefaultPolicy());
+  ASSERT_TRUE(j.ok());
+  EXPECT_TRUE(LacksRule(j->report(), RuleId::kLlamafile));
 }
 
 TEST(LlamafileTest, ASubrangeReadsOnlyItsBytes) {

@@ -417,7 +417,28 @@ absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Pol
   SourceStream stream(source);
   StreamOptions options;
   options.hash = true;
-  return ValidateStream(stream, policy, options, deep);
+  absl::StatusOr<ValidatedFile> out = ValidateStream(stream, policy, options, deep);
+  if (!out.ok() || StartsWithGgufMagic(out->prefix())) return out;
+  // A llamafile's member is judged only where it is read in place
+  // (ValidateSource). Here the digest is of the whole file and the verdict
+  // must be of the same bytes, so the file is judged as what it is, and
+  // GG9166 says why the model inside was not: before, the report said only
+  // "bad magic". The probe reads after the pass; what it finds only
+  // explains, it never changes what was judged.
+  absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source);
+  if (probe.ok() && probe->is_archive) {
+    LlamafileProbe unjudged = *std::move(probe);
+    if (unjudged.judged) {
+      unjudged.problem = absl::StrCat(
+          "its member '", unjudged.member_name, "' is judged only where it is read in place, and this route (--hash, "
+          "scan --cache, the C API on a file changed within a timestamp tick) judges the file in the pass that "
+          "hashes it: validate without --hash, or extract the member");
+    }
+    unjudged.judged = false;
+    unjudged.other_members = 0;
+    AddLlamafileFindings(out->mutable_report(), policy, unjudged);
+  }
+  return out;
 }
 
 }  // namespace ggufguard
