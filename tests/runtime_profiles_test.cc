@@ -491,7 +491,7 @@ TEST(RuntimeProfilesTest, SarifMarkdownAndCycloneDxCarryTheVerdicts) {
 
   // SARIF's artifact properties hold the JSON report's runtimes, whole.
   const nlohmann::json json = nlohmann::json::parse(RenderJson({o}, "default"));
-  EXPECT_EQ(runtimes, json["files"][0]["runtimes"]) << json.dump();
+  EXPECT_EQ(runtimes, json.at("files").at(0).at("runtimes")) << json.dump();
 
   const std::string md = testing::RenderThroughWriter(MakeMarkdownWriter, o);
   EXPECT_NE(md.find("- runtime: ` mistral.rs refuses (GG9221 mistralrs-special-token at byte "), std::string::npos) << md;

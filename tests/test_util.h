@@ -25,9 +25,9 @@
 
 #include "ggufguard/findings/rule_catalog.h"
 #include "ggufguard/report/render.h"
-#include "nlohmann/json.hpp"
 #include "ggufguard/validate.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/support/gguf_writer.h"
 
 namespace ggufguard {

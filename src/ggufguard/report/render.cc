@@ -1,19 +1,19 @@
 #include "ggufguard/report/render.h"
-#include "ggufguard/report/report_json.h"
-#include "ggufguard/report/render_set.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "ggufguard/base/sv.h"
-#include "absl/strings/str_format.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/format/ggml_type.h"
-#include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/report/provenance_render.h"
+#include "ggufguard/report/render_set.h"
+#include "ggufguard/report/report_json.h"
+#include "ggufguard/rules/loader_rules.h"
 #include "ggufguard/rules/template_rules.h"
 #include "ggufguard/template/text_kinds.h"
 #include "nlohmann/json.hpp"
