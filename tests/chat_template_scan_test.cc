@@ -539,6 +539,12 @@ TEST(ChatTemplateScanTest, ADictOfMacrosIsReadAsADict) {
   EXPECT_EQ(Count(issues, K::kDunderAccess), 1u) << Dump(issues);
   issues = ScanChatTemplate("{% set d = {'g': lipsum} if x else {'h': 1} %}{{ d['g']['os'] }}");
   EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);
+  // Its values() and items() are the helpers it holds (before, a method of
+  // a dict of helpers gave data, and only the first read of `d.values`
+  // was reported).
+  issues = ScanChatTemplate("{% set d = {'g': lipsum} %}{% for v in d.values() %}{{ v.x }}{% endfor %}");
+  EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);
+  ExpectClean(m + "{% set d = {'g': m} %}{{ d.get('g')(2) }}{% for k, f in d.items() %}{{ f(k) }}{% endfor %}");
   // Joined with a helper itself, the dict may be the helper: read as one.
   issues = ScanChatTemplate("{% set d = {'g': 1} if x else lipsum %}{{ d.g }}");
   EXPECT_EQ(Count(issues, K::kGlobalsHelper), 1u) << Dump(issues);

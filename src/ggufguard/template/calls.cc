@@ -280,9 +280,11 @@ Value Interpreter::Method(const Value& obj, std::string_view m, const Expr& e, c
                           NodeId id, NodeId obj_expr, const Value& attr) {
   const Value* a0 = args.empty() ? nullptr : &args[0];
   const Value* a1 = args.size() > 1 ? &args[1] : nullptr;
-  if (obj.origin == Origin::kRoot) return attr.origin == Origin::kRoot && attr.root == "loop.cycle"
-                                              ? EvalRootCall(attr, args)
-                                              : Data();
+  // A root's method gives data; a dict literal holding roots is a dict,
+  // whose items() and values() give the roots it holds (Attribute).
+  if (obj.origin == Origin::kRoot && !IsDictLiteral(obj)) {
+    return attr.origin == Origin::kRoot && attr.root == "loop.cycle" ? EvalRootCall(attr, args) : Data();
+  }
   // Mutation: the list or dict is no longer what its literal said.
   if (m == "append" || m == "extend" || m == "insert" || m == "update" || m == "setdefault" || m == "pop" ||
       m == "remove" || m == "clear" || m == "reverse" || m == "sort") {
