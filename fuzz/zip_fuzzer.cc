@@ -9,12 +9,17 @@
 //    the member's data at an offset taken from the input's hash): the
 //    wrapper is judged exactly as the input, findings, suppressions and
 //    verdict, plus one GG9166; from memory and through a source alike.
+// 3. Both, on the route that judges a file in the pass that hashes it
+//    (ValidateSourceHashed: --hash, scan --cache, the C API on a file just
+//    written): the report the in-place route gives, and the digest of every
+//    byte of the file.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "fuzz/fuzz_common.h"
+#include "ggufguard/base/sha256.h"
 #include "ggufguard/format/zip.h"
 #include "ggufguard/io/source.h"
 #include "ggufguard/read/llamafile.h"
@@ -51,6 +56,30 @@ void CheckWrapped(const Report& inner, const Report& wrapped, uint64_t member_of
                        where + "verdicts differ");
 }
 
+// The hashing route's report of `bytes` against the in-place route's.
+void CheckHashed(absl::Span<const uint8_t> bytes, const Report& in_place, const Policy& policy) {
+  MemorySource source(bytes);
+  absl::StatusOr<ValidatedFile> hashed = ValidateSourceHashed(source, policy);
+  GGUFGUARD_FUZZ_CHECK(hashed.ok(), "ValidateSourceHashed failed on memory: " + std::string(hashed.status().message()));
+  const Report& r = hashed->report();
+  GGUFGUARD_FUZZ_CHECK(r.member_offset == in_place.member_offset, "hashed: the member differs");
+  GGUFGUARD_FUZZ_CHECK(r.findings.size() == in_place.findings.size(), "hashed: findings differ:" +
+                                                                         FindingsString(r.findings) + " vs" +
+                                                                         FindingsString(in_place.findings));
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& a = r.findings[i];
+    const Finding& b = in_place.findings[i];
+    GGUFGUARD_FUZZ_CHECK(a.rule == b.rule && a.offset == b.offset && a.severity == b.severity && a.message == b.message,
+                         "hashed: finding " + std::to_string(i) + " differs: " + FindingString(a) + " vs " +
+                             FindingString(b));
+  }
+  GGUFGUARD_FUZZ_CHECK(r.has_errors == in_place.has_errors && r.header_parsed == in_place.header_parsed &&
+                           r.not_checked == in_place.not_checked && r.file_size == in_place.file_size,
+                       "hashed: verdicts differ");
+  GGUFGUARD_FUZZ_CHECK(r.sha256 == Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())),
+                       "hashed: the digest is not the whole file's");
+}
+
 }  // namespace
 }  // namespace ggufguard::fuzz
 
@@ -74,6 +103,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const Report whole = ValidateBytes(bytes, policy);
   CheckReport(whole, bytes, bytes, policy);
+  {
+    absl::StatusOr<ValidatedFile> in_place = ValidateSource(source, policy);
+    GGUFGUARD_FUZZ_CHECK(in_place.ok(), "ValidateSource failed on memory: " + std::string(in_place.status().message()));
+    CheckHashed(bytes, in_place->report(), policy);
+  }
 
   // 2. A GGUF input carried by a llamafile.
   if (!StartsWithGgufMagic(bytes)) return 0;
@@ -96,5 +130,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<ValidatedFile> read = ValidateSource(wrapped_source, policy);
   GGUFGUARD_FUZZ_CHECK(read.ok(), "ValidateSource failed on memory: " + std::string(read.status().message()));
   CheckWrapped(inner, read->report(), member_offset, "ValidateSource");
+  CheckHashed(file, read->report(), policy);
   return 0;
 }

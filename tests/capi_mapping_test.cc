@@ -144,10 +144,11 @@ TEST(CApiMappingTest, ABufferPrefixOrPipeReportIsComparedByItsBytes) {
 
 // A llamafile through the path and descriptor routes, changed within a
 // timestamp tick of now: such a file is validated in the pass that hashes
-// it, which cannot judge a member in place. Before, it was refused with bad
-// magic alone; now GG9166 says why. The buffer route judges the member. The
-// file is mapped on no route (the table is the member's).
-TEST(CApiMappingTest, ALlamafileJustWrittenSaysWhyItsMemberWasNotJudged) {
+// it, which validates its member as a stream (before: bad magic alone, then
+// GG9166 saying the member was not judged). Every route gives the buffer
+// route's verdict. The file is mapped on no route (the table is the
+// member's).
+TEST(CApiMappingTest, ALlamafileJustWrittenIsJudgedAsItsMember) {
   testing::ZipOptions options;
   options.stub = testing::ApeStub();
   const std::vector<uint8_t> file =
@@ -170,19 +171,19 @@ TEST(CApiMappingTest, ALlamafileJustWrittenSaysWhyItsMemberWasNotJudged) {
   ASSERT_GE(fd, 0);
   ReportHandle by_fd;
   ASSERT_EQ(ggufguard_validate_fd(fd, nullptr, &by_fd.r), GGUFGUARD_OK) << ggufguard_last_error();
-  for (const ggufguard_report* r : {by_path.r, by_fd.r}) {
+  ReportHandle buffer;
+  ASSERT_EQ(ggufguard_validate_buffer(file.data(), file.size(), nullptr, &buffer.r), GGUFGUARD_OK);
+  EXPECT_EQ(ggufguard_report_verdict(buffer.r), GGUFGUARD_VERDICT_VALID);
+  for (const ggufguard_report* r : {by_path.r, by_fd.r, buffer.r}) {
     const std::string why = llamafile_message(r);
-    EXPECT_EQ(ggufguard_report_verdict(r), GGUFGUARD_VERDICT_INVALID) << why;
-    EXPECT_NE(why.find("is judged only where it is read in place"), std::string::npos) << why;
+    EXPECT_EQ(ggufguard_report_verdict(r), GGUFGUARD_VERDICT_VALID) << why;
+    EXPECT_NE(why.find("judged as the file here"), std::string::npos) << why;
+    EXPECT_EQ(why, llamafile_message(buffer.r));
   }
   MappingHandle m;
   EXPECT_NE(ggufguard_map_fd(by_fd.r, fd, &m.m), GGUFGUARD_OK);
   EXPECT_EQ(m.m, nullptr);
   ::close(fd);
-  ReportHandle buffer;
-  ASSERT_EQ(ggufguard_validate_buffer(file.data(), file.size(), nullptr, &buffer.r), GGUFGUARD_OK);
-  EXPECT_EQ(ggufguard_report_verdict(buffer.r), GGUFGUARD_VERDICT_VALID);
-  EXPECT_NE(llamafile_message(buffer.r).find("judged as the file here"), std::string::npos) << llamafile_message(buffer.r);
   ::unlink(path.c_str());
 }
 

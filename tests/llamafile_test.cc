@@ -169,34 +169,46 @@ TEST(LlamafileTest, AnyFileThatIsNoArchiveIsLeftAlone) {
 }
 
 // The routes that judge a file in the pass that hashes it (--hash, scan
-// --cache, the C API on a file changed within a timestamp tick) cannot judge
-// a member in place: the file is judged as what it is, never passed, and
-// GG9166 says why its model was not judged (before: bad magic alone).
-TEST(LlamafileTest, TheHashingRouteSaysWhyTheMemberWasNotJudged) {
-  const std::vector<uint8_t> file = Llamafile({Member(TinyGguf())});
-  MemorySource source(file);
-  absl::StatusOr<ValidatedFile> hashed = ValidateSourceHashed(source, DefaultPolicy());
-  ASSERT_TRUE(hashed.ok()) << hashed.status();
-  const Report& r = hashed->report();
-  EXPECT_EQ(r.verdict(), Report::Verdict::kInvalid);
-  EXPECT_TRUE(HasFinding(r, RuleId::kBadMagic, 0)) << testing::Describe(r);
-  EXPECT_TRUE(HasFinding(r, RuleId::kLlamafile, 0)) << testing::Describe(r);
-  EXPECT_FALSE(r.member_offset.has_value());
-  const std::string why = MessageOf(r, RuleId::kLlamafile);
-  EXPECT_NE(why.find("member 'tiny.gguf' is judged only where it is read in place"), std::string::npos) << why;
-  EXPECT_NE(why.find("no model inside is judged"), std::string::npos) << why;
-  EXPECT_EQ(r.sha256, Sha256Hex(std::string_view(reinterpret_cast<const char*>(file.data()), file.size())));
+// --cache, the C API on a file changed within a timestamp tick) judge a
+// llamafile's member as the in-place route does, and the digest is the
+// whole file's (before: the file was "bad magic", its model never read).
+TEST(LlamafileTest, TheHashingRouteJudgesTheMemberAsInPlace) {
+  const std::vector<uint8_t> gguf = TinyGguf();
+  testing::TinyModel broken = MakeTinyModel();
+  broken.Set("llama.block_count", testing::GgufValue::U32(513));
+  ZipOptions cat;
+  cat.offsets_from_archive = true;
+  for (const std::vector<uint8_t>& file :
+       {Llamafile({Member(gguf)}), Llamafile({Member(broken.Build().bytes)}),
+        Llamafile({ZipEntry{"README", {'h', 'i'}}, Member(gguf)}, cat),
+        Llamafile({Member(gguf, "a.gguf"), Member(gguf, "b.gguf")})}) {
+    MemorySource in_place_source(file);
+    absl::StatusOr<ValidatedFile> in_place = ValidateSource(in_place_source, DefaultPolicy());
+    MemorySource source(file);
+    absl::StatusOr<ValidatedFile> hashed = ValidateSourceHashed(source, DefaultPolicy());
+    ASSERT_TRUE(in_place.ok() && hashed.ok()) << hashed.status();
+    const Report& r = hashed->report();
+    ASSERT_TRUE(r.member_offset.has_value()) << testing::Describe(r);
+    EXPECT_EQ(r.member_offset, in_place->report().member_offset);
+    EXPECT_EQ(testing::RulesAt(r), testing::RulesAt(in_place->report()));
+    EXPECT_EQ(MessageOf(r, RuleId::kLlamafile), MessageOf(in_place->report(), RuleId::kLlamafile));
+    EXPECT_EQ(r.verdict(), in_place->report().verdict());
+    EXPECT_EQ(r.not_checked, in_place->report().not_checked);
+    EXPECT_EQ(r.sha256, Sha256Hex(std::string_view(reinterpret_cast<const char*>(file.data()), file.size())));
+  }
   // A member that is not judged anywhere keeps its own reason.
-  ZipEntry deflated = Member(TinyGguf());
+  ZipEntry deflated = Member(gguf);
   deflated.method = 8;
   const std::vector<uint8_t> deflated_file = Llamafile({deflated});
   MemorySource deflated_source(deflated_file);
   absl::StatusOr<ValidatedFile> d = ValidateSourceHashed(deflated_source, DefaultPolicy());
   ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(HasFinding(d->report(), RuleId::kBadMagic, 0));
   EXPECT_NE(MessageOf(d->report(), RuleId::kLlamafile).find("compressed (ZIP method 8)"), std::string::npos)
       << MessageOf(d->report(), RuleId::kLlamafile);
+  EXPECT_EQ(d->report().sha256,
+            Sha256Hex(std::string_view(reinterpret_cast<const char*>(deflated_file.data()), deflated_file.size())));
   // A GGUF file and a file that is no archive are as before.
-  const std::vector<uint8_t> gguf = TinyGguf();
   MemorySource plain(gguf);
   absl::StatusOr<ValidatedFile> p = ValidateSourceHashed(plain, DefaultPolicy());
   ASSERT_TRUE(p.ok());
@@ -207,6 +219,77 @@ TEST(LlamafileTest, TheHashingRouteSaysWhyTheMemberWasNotJudged) {
   absl::StatusOr<ValidatedFile> j = ValidateSourceHashed(junk_source, DefaultPolicy());
   ASSERT_TRUE(j.ok());
   EXPECT_TRUE(LacksRule(j->report(), RuleId::kLlamafile));
+  EXPECT_TRUE(HasRule(j->report(), RuleId::kBadMagic));
+  EXPECT_FALSE(j->report().sha256.empty());
+  // Fewer bytes than the magic: judged (truncated), not an I/O error.
+  const std::vector<uint8_t> two = {'G', 'G'};
+  MemorySource two_source(two);
+  ASSERT_TRUE(ValidateSourceHashed(two_source, DefaultPolicy()).ok());
+}
+
+// Serves `before` for its first `switch_after` reads and `after` from then
+// on: a file rewritten between the llamafile probe and the hashing pass.
+class SwitchingSource final : public ByteSource {
+ public:
+  SwitchingSource(std::vector<uint8_t> before, std::vector<uint8_t> after, size_t switch_after)
+      : before_(std::move(before)), after_(std::move(after)), switch_after_(switch_after) {}
+  uint64_t size() const override { return before_.size(); }
+  absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
+    const std::vector<uint8_t>& now = reads_++ < switch_after_ ? before_ : after_;
+    if (offset > now.size() || out.size() > now.size() - offset) return absl::OutOfRangeError("past the end");
+    std::copy_n(now.begin() + static_cast<ptrdiff_t>(offset), out.size(), out.begin());
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<uint8_t> before_, after_;
+  size_t switch_after_;
+  size_t reads_ = 0;
+};
+
+// The probe's answer stands only for the bytes the pass hashes: a file whose
+// ZIP, member place or member magic changes after the probe read them gets
+// no verdict (either state's verdict under the other's digest would let a
+// scan cache pass the other), and bytes the probe never read are judged as
+// the pass reads them.
+TEST(LlamafileTest, TheHashingRouteHoldsTheProbeToTheHashedBytes) {
+  std::vector<uint8_t> stub = ApeStub();
+  stub.resize(256 << 10, 0);  // past the ZIP tail the probe reads (64 KiB + 22)
+  ZipOptions options;
+  options.stub = stub;
+  const std::vector<uint8_t> file = BuildZip({Member(TinyGguf())}, options);
+  // How many reads the probe makes: the route's first read, then the probe's.
+  MemorySource counted(file);
+  RecordingSource recording(counted);
+  uint8_t head[4];
+  ASSERT_TRUE(recording.ReadAt(0, absl::MakeSpan(head)).ok());
+  ASSERT_TRUE(ProbeLlamafile(recording).ok());
+  const size_t probe_reads = recording.reads().size();
+  const uint64_t member = ValidateBytes(file, DefaultPolicy()).member_offset.value_or(0);
+  ASSERT_GT(member, stub.size());
+  auto changed = [&](uint64_t at) {
+    std::vector<uint8_t> after = file;
+    after[at] ^= 0x20;
+    return after;
+  };
+  // The member's magic and the end record's signature: both read by the probe.
+  for (uint64_t at : {member, uint64_t{file.size() - 22}}) {
+    SwitchingSource source(file, changed(at), probe_reads);
+    absl::StatusOr<ValidatedFile> r = ValidateSourceHashed(source, DefaultPolicy());
+    ASSERT_FALSE(r.ok()) << at;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << r.status();
+    EXPECT_NE(r.status().message().find(absl::StrCat("byte ", at, " ")), std::string::npos) << r.status();
+  }
+  // A stub byte the probe did not read: judged and hashed as it now is.
+  const std::vector<uint8_t> after = changed(100 << 10);
+  SwitchingSource source(file, after, probe_reads);
+  absl::StatusOr<ValidatedFile> r = ValidateSourceHashed(source, DefaultPolicy());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->report().member_offset, std::optional<uint64_t>(member));
+  EXPECT_EQ(r->report().verdict(), Report::Verdict::kValid);
+  EXPECT_EQ(r->report().sha256, Sha256Hex(std::string_view(reinterpret_cast<const char*>(after.data()), after.size())));
+  SwitchingSource unchanged(file, file, probe_reads);
+  ASSERT_TRUE(ValidateSourceHashed(unchanged, DefaultPolicy()).ok());
 }
 
 TEST(LlamafileTest, ASubrangeReadsOnlyItsBytes) {

@@ -414,30 +414,46 @@ absl::StatusOr<ValidatedFile> ValidateStream(ByteStream& stream, const Policy& p
 }
 
 absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Policy& policy, const DeepOptions& deep) {
-  SourceStream stream(source);
-  StreamOptions options;
-  options.hash = true;
-  absl::StatusOr<ValidatedFile> out = ValidateStream(stream, policy, options, deep);
-  if (!out.ok() || StartsWithGgufMagic(out->prefix())) return out;
-  // A llamafile's member is judged only where it is read in place
-  // (ValidateSource). Here the digest is of the whole file and the verdict
-  // must be of the same bytes, so the file is judged as what it is, and
-  // GG9166 says why the model inside was not: before, the report said only
-  // "bad magic". The probe reads after the pass; what it finds only
-  // explains, it never changes what was judged.
-  absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(source);
-  if (probe.ok() && probe->is_archive) {
-    LlamafileProbe unjudged = *std::move(probe);
-    if (unjudged.judged) {
-      unjudged.problem = absl::StrCat(
-          "its member '", unjudged.member_name, "' is judged only where it is read in place, and this route (--hash, "
-          "scan --cache, the C API on a file changed within a timestamp tick) judges the file in the pass that "
-          "hashes it: validate without --hash, or extract the member");
-    }
-    unjudged.judged = false;
-    unjudged.other_members = 0;
-    AddLlamafileFindings(out->mutable_report(), policy, unjudged);
+  // The first bytes say whether the file may be a llamafile. A GGUF file is
+  // streamed and hashed as it is; should its first bytes change before the
+  // pass, the pass judges what it reads, as a file of whatever kind.
+  RecordingSource recorded(source);
+  uint8_t head[4] = {};
+  const size_t head_size = static_cast<size_t>(std::min<uint64_t>(sizeof(head), source.size()));
+  if (absl::Status s = recorded.ReadAt(0, absl::MakeSpan(head, head_size)); !s.ok()) return s;
+  if (StartsWithGgufMagic(absl::MakeConstSpan(head, head_size))) {
+    SourceStream stream(source);
+    StreamOptions options;
+    options.hash = true;
+    return ValidateStream(stream, policy, options, deep);
   }
+  // Anything else is probed before the pass, and the probe's reads are
+  // held to the bytes the pass hashes (CheckedWindowStream): a llamafile's
+  // member is validated as a stream inside that pass, so the verdict, the
+  // member's place and the digest are all of the same bytes, and the report
+  // is the one the file gets where it is read in place (ValidateSource).
+  absl::StatusOr<LlamafileProbe> probe = ProbeLlamafile(recorded);
+  absl::Status probe_spent;
+  if (IsBudgetSpent(probe.status())) {
+    probe_spent = probe.status();  // the bad magic stands; whether it is a llamafile was not read
+  } else if (!probe.ok()) {
+    return probe.status();
+  }
+  const bool member = probe.ok() && probe->is_archive && probe->judged;
+  CheckedWindowStream window(source, member ? probe->offset : 0, member ? probe->offset + probe->size : source.size(),
+                             recorded.reads());
+  StreamOptions options;
+  options.hash = false;  // the window hashes the whole file, not only what it yields
+  absl::StatusOr<ValidatedFile> out = ValidateStream(window, policy, options, deep);
+  if (!out.ok()) return out;
+  absl::StatusOr<std::string> digest = window.Finish();
+  if (!digest.ok()) return digest.status();
+  Report& report = out->mutable_report();
+  // A digest only where the verdict covers every byte (as ValidateStream
+  // gives one): a budget that ended the pass leaves it empty.
+  if (window.read_whole_window() && report.coverage == Report::Coverage::kWholeFile) report.sha256 = *digest;
+  if (probe.ok() && probe->is_archive) AddLlamafileFindings(report, policy, *probe);
+  if (!probe_spent.ok()) StopAtBudget(report, probe_spent, "the end of the file (a llamafile's ZIP)");
   return out;
 }
 

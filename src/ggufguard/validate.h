@@ -228,8 +228,10 @@ absl::StatusOr<ValidatedFile> ValidateSource(ByteSource& source, const Policy& p
 // then validating) could pair the verdict of one content with the digest of
 // another, and a scan cache, a baseline or a suppression keyed by that
 // digest would then pass the other content. The findings are those
-// ValidateSource gives for the same bytes; --deep runs in this thread, in
-// the same pass.
+// ValidateSource gives for the same bytes, a llamafile's included: its
+// member is validated as a stream within the pass, and the bytes the probe
+// for it read are held to the bytes hashed (a file that changes between
+// them is a DataLoss error). --deep runs in this thread, in the same pass.
 absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Policy& policy,
                                                    const DeepOptions& deep = {});
 

@@ -123,4 +123,60 @@ absl::Span<const uint8_t> SubrangeSource::Memory() const {
   return all.subspan(offset_, size_);
 }
 
+absl::Status RecordingSource::ReadAt(uint64_t offset, absl::Span<uint8_t> out) {
+  uint64_t total = 0;
+  if (!CheckedAdd(recorded_, out.size(), &total) || total > kMaxRecordedBytes) {
+    return absl::InternalError(absl::StrCat("the llamafile probe read more than ", kMaxRecordedBytes, " bytes"));
+  }
+  if (absl::Status s = inner_.ReadAt(offset, out); !s.ok()) return s;
+  recorded_ = total;
+  reads_.push_back(Read{offset, std::vector<uint8_t>(out.begin(), out.end())});
+  return absl::OkStatus();
+}
+
+absl::Status CheckedWindowStream::Pass(absl::Span<const uint8_t> bytes) {
+  hash_.Update(bytes.data(), bytes.size());
+  const uint64_t from = position_, to = position_ + bytes.size();
+  for (const RecordingSource::Read& r : expected_) {
+    const uint64_t r_end = r.offset + r.bytes.size();  // a read that was served: no overflow
+    const uint64_t lo = std::max(from, r.offset), hi = std::min(to, r_end);
+    if (lo >= hi || std::memcmp(&bytes[lo - from], &r.bytes[lo - r.offset], hi - lo) == 0) continue;
+    for (uint64_t at = lo; at < hi; ++at) {
+      if (bytes[at - from] != r.bytes[at - r.offset]) {
+        return absl::DataLossError(absl::StrCat("byte ", at, " of the file changed while it was read (the llamafile ",
+                                                "probe and the pass that hashed the file saw different bytes): "
+                                                "no verdict is given for either"));
+      }
+    }
+  }
+  position_ = to;
+  return absl::OkStatus();
+}
+
+absl::Status CheckedWindowStream::ReadUpTo(uint64_t to) {
+  constexpr size_t kStep = size_t{1} << 20;
+  while (position_ < to) {
+    if (scratch_.empty()) scratch_.resize(kStep);
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kStep, to - position_));
+    const absl::Span<uint8_t> chunk = absl::MakeSpan(scratch_).first(n);
+    if (absl::Status s = source_.ReadAt(position_, chunk); !s.ok()) return s;
+    if (absl::Status s = Pass(chunk); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<size_t> CheckedWindowStream::Read(absl::Span<uint8_t> out) {
+  if (absl::Status s = ReadUpTo(begin_); !s.ok()) return s;
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), end_ - position_));
+  if (n == 0) return size_t{0};
+  if (absl::Status s = source_.ReadAt(position_, out.first(n)); !s.ok()) return s;
+  if (absl::Status s = Pass(out.first(n)); !s.ok()) return s;
+  return n;
+}
+
+absl::StatusOr<std::string> CheckedWindowStream::Finish() {
+  if (absl::Status s = ReadUpTo(size_); !s.ok()) return s;
+  return hash_.HexDigest();
+}
+
 }  // namespace ggufguard
