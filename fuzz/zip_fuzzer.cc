@@ -62,20 +62,10 @@ void CheckHashed(absl::Span<const uint8_t> bytes, const Report& in_place, const 
   absl::StatusOr<ValidatedFile> hashed = ValidateSourceHashed(source, policy);
   GGUFGUARD_FUZZ_CHECK(hashed.ok(), "ValidateSourceHashed failed on memory: " + std::string(hashed.status().message()));
   const Report& r = hashed->report();
-  GGUFGUARD_FUZZ_CHECK(r.member_offset == in_place.member_offset, "hashed: the member differs");
-  GGUFGUARD_FUZZ_CHECK(r.findings.size() == in_place.findings.size(), "hashed: findings differ:" +
-                                                                         FindingsString(r.findings) + " vs" +
-                                                                         FindingsString(in_place.findings));
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    const Finding& a = r.findings[i];
-    const Finding& b = in_place.findings[i];
-    GGUFGUARD_FUZZ_CHECK(a.rule == b.rule && a.offset == b.offset && a.severity == b.severity && a.message == b.message,
-                         "hashed: finding " + std::to_string(i) + " differs: " + FindingString(a) + " vs " +
-                             FindingString(b));
-  }
-  GGUFGUARD_FUZZ_CHECK(r.has_errors == in_place.has_errors && r.header_parsed == in_place.header_parsed &&
+  CheckSameReport(r, in_place, "hashed and in place");
+  GGUFGUARD_FUZZ_CHECK(r.member_offset == in_place.member_offset && r.has_errors == in_place.has_errors &&
                            r.not_checked == in_place.not_checked && r.file_size == in_place.file_size,
-                       "hashed: verdicts differ");
+                       "hashed: the member, errors, what was not checked or the size differ");
   GGUFGUARD_FUZZ_CHECK(r.sha256 == Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())),
                        "hashed: the digest is not the whole file's");
 }
