@@ -204,6 +204,18 @@ void Recorder::Print(const std::vector<uint32_t>& frags, uint32_t gate, uint8_t*
   marker_since_content_ = false;
   for (uint32_t id : frags) {
     const Fragment& f = frags_[id];
+    // A content or macro fragment's event: where it is printed, under which
+    // gates, in which turn.
+    auto event_of = [&](EventKind kind) {
+      Event e;
+      e.kind = kind;
+      e.offset = f.offset;
+      e.gate = gate;
+      e.made = f.gate;
+      e.turn = *turn;
+      e.frag = id;
+      return e;
+    };
     switch (f.kind) {
       case FragKind::kLiteral: {
         if (id == 0) break;
@@ -226,13 +238,7 @@ void Recorder::Print(const std::vector<uint32_t>& frags, uint32_t gate, uint8_t*
         break;
       case FragKind::kContent: {
         Flush();
-        Event e;
-        e.kind = EventKind::kContent;
-        e.offset = f.offset;
-        e.gate = gate;
-        e.made = f.gate;
-        e.turn = *turn;
-        e.frag = id;
+        Event e = event_of(EventKind::kContent);
         // A header or token between two pieces of one message's content
         // (`c[:n] ~ '<|im_start|>system...' ~ c[n:]`) forges a turn in it.
         if (last_source == f.source && marker_since_content_) e.forged_at = f.offset + 1;
@@ -243,14 +249,8 @@ void Recorder::Print(const std::vector<uint32_t>& frags, uint32_t gate, uint8_t*
       }
       case FragKind::kMacro: {
         Flush();
-        Event e;
-        e.kind = EventKind::kMacro;
-        e.offset = f.offset;
-        e.gate = gate;
-        e.made = f.gate;
-        e.turn = *turn;
+        Event e = event_of(EventKind::kMacro);
         e.macro = f.macro;
-        e.frag = id;
         AddEvent(std::move(e));
         break;
       }
