@@ -12,6 +12,7 @@
 #include "ggufguard/cli/cli.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/zip_writer.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model.h"
 
@@ -70,6 +71,34 @@ TEST_F(ScanCacheTest, AHitGivesTheValidatedLineAndAPolicyChangeMisses) {
   // --deep is part of the policy's hash too.
   EXPECT_NE(ResultCache::Open(dir_ + "/cache", "default", true)->policy_hash(), cache->policy_hash());
   EXPECT_NE(ResultCache::Open(dir_ + "/cache", "default", false, "gguf")->policy_hash(), cache->policy_hash());
+}
+
+// A llamafile is judged as its member on the cache's route too (it validates
+// in the pass that hashes the file): the verdict stored is the in-place
+// route's, under the whole file's digest, and the next scan is a hit.
+TEST_F(ScanCacheTest, ALlamafileIsJudgedAsItsMemberAndCached) {
+  testing::ZipOptions options;
+  options.stub = testing::ApeStub();
+  const std::vector<uint8_t> file = testing::BuildZip(
+      {testing::ZipEntry{"tiny.gguf", testing::MakeTinyModel().Build().bytes, 0, false, 4096}}, options);
+  testing::WriteFileBytes(model_, file);
+  absl::StatusOr<ResultCache> cache = ResultCache::Open(dir_ + "/cache", "default", false);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  const ResultCache::Result first = cache->Scan(Entry(), DefaultPolicy());
+  EXPECT_FALSE(first.hit);
+  EXPECT_EQ(first.code, kExitValid) << first.line;
+  const nlohmann::json line = nlohmann::json::parse(first.line);
+  EXPECT_TRUE(line.contains("member_offset")) << first.line;
+  EXPECT_NE(first.line.find("\"rule\":\"GG9166\""), std::string::npos) << first.line;
+  EXPECT_FALSE(line.contains("cache")) << first.line;  // stored, not "not cached"
+  const std::optional<std::vector<uint8_t>> entry = testing::ReadFileBytes(OnlyEntryFile());
+  ASSERT_TRUE(entry.has_value());
+  const nlohmann::json stored = nlohmann::json::parse(entry->begin(), entry->end());
+  EXPECT_EQ(stored.value("sha256", ""),
+            Sha256Hex(std::string_view(reinterpret_cast<const char*>(file.data()), file.size())));
+  const ResultCache::Result second = cache->Scan(Entry(), DefaultPolicy());
+  EXPECT_TRUE(second.hit);
+  EXPECT_EQ(second.line, first.line);
 }
 
 TEST_F(ScanCacheTest, ACorruptOrForgedEntryIsIgnoredAndRewritten) {
