@@ -292,6 +292,47 @@ TEST(LlamafileTest, TheHashingRouteHoldsTheProbeToTheHashedBytes) {
   ASSERT_TRUE(ValidateSourceHashed(unchanged, DefaultPolicy()).ok());
 }
 
+// Serves `bytes`, but once the first `free_reads` reads are done, a read
+// that reaches past `cut` spends the budget (a remote transfer's).
+class BudgetedSource final : public ByteSource {
+ public:
+  BudgetedSource(std::vector<uint8_t> bytes, size_t free_reads, uint64_t cut)
+      : bytes_(std::move(bytes)), free_reads_(free_reads), cut_(cut) {}
+  uint64_t size() const override { return bytes_.size(); }
+  absl::Status ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
+    if (reads_++ >= free_reads_ && offset + out.size() > cut_) return BudgetSpentError("the budget is spent");
+    if (offset > bytes_.size() || out.size() > bytes_.size() - offset) return absl::OutOfRangeError("past the end");
+    std::copy_n(bytes_.begin() + static_cast<ptrdiff_t>(offset), out.size(), out.begin());
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  size_t free_reads_;
+  uint64_t cut_;
+  size_t reads_ = 0;
+};
+
+// A budget that ends the hashing pass inside the member leaves what the
+// in-place route leaves: an inconclusive report with no digest, not an
+// I/O error from reading on past the budget for the digest.
+TEST(LlamafileTest, ABudgetThatEndsTheHashingPassLeavesAnInconclusiveReport) {
+  const std::vector<uint8_t> file = Llamafile({Member(TinyGguf())});
+  MemorySource counted(file);
+  RecordingSource recording(counted);
+  uint8_t head[4];
+  ASSERT_TRUE(recording.ReadAt(0, absl::MakeSpan(head)).ok());
+  ASSERT_TRUE(ProbeLlamafile(recording).ok());
+  const uint64_t member = ValidateBytes(file, DefaultPolicy()).member_offset.value_or(0);
+  ASSERT_GT(member, 0u);
+  BudgetedSource source(file, recording.reads().size(), member + 8);
+  absl::StatusOr<ValidatedFile> r = ValidateSourceHashed(source, DefaultPolicy());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->report().coverage, Report::Coverage::kStoppedAtBudget);
+  EXPECT_NE(r->report().verdict(), Report::Verdict::kValid);
+  EXPECT_TRUE(r->report().sha256.empty());
+}
+
 TEST(LlamafileTest, ASubrangeReadsOnlyItsBytes) {
   const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8};
   MemorySource inner(bytes);

@@ -446,12 +446,16 @@ absl::StatusOr<ValidatedFile> ValidateSourceHashed(ByteSource& source, const Pol
   options.hash = false;  // the window hashes the whole file, not only what it yields
   absl::StatusOr<ValidatedFile> out = ValidateStream(window, policy, options, deep);
   if (!out.ok()) return out;
-  absl::StatusOr<std::string> digest = window.Finish();
-  if (!digest.ok()) return digest.status();
   Report& report = out->mutable_report();
   // A digest only where the verdict covers every byte (as ValidateStream
-  // gives one): a budget that ended the pass leaves it empty.
-  if (window.read_whole_window() && report.coverage == Report::Coverage::kWholeFile) report.sha256 = *digest;
+  // gives one). A budget that ended the pass leaves the report inconclusive
+  // and the rest unread: no digest, and the probe's tail is not held to
+  // bytes that were never hashed, which is no pass either way.
+  if (window.read_whole_window() && report.coverage == Report::Coverage::kWholeFile) {
+    absl::StatusOr<std::string> digest = window.Finish();
+    if (!digest.ok()) return digest.status();
+    report.sha256 = *std::move(digest);
+  }
   if (probe.ok() && probe->is_archive) AddLlamafileFindings(report, policy, *probe);
   if (!probe_spent.ok()) StopAtBudget(report, probe_spent, "the end of the file (a llamafile's ZIP)");
   return out;
