@@ -43,7 +43,9 @@ Each template renders in a child process with a time limit and an address
 space limit, once per request of REQUESTS: 5 s of CPU and 512 MiB, and for a
 render-bomb attack 1 s and 256 MiB. A bomb only has to show that it grows
 past a small limit (what the whole render would take is in its MANIFEST
-note); the small limit keeps the oracle's CI time small. The sandbox returns an Undefined
+note): running out of either, or a render that raises the peak memory by
+64 MiB, is 'limit' (a fast machine renders 10^8 bytes within both); the
+small limit keeps the oracle's CI time small. The sandbox returns an Undefined
 for an unsafe attribute, which raises SecurityError only when used; the
 oracle raises it where the sandbox decides (unsafe_undefined), so that a
 template that merely prints what it reached is seen too.
@@ -80,6 +82,7 @@ RENDER_SECONDS = 5
 RENDER_BYTES = 512 << 20  # a render's address space: a bomb's MemoryError, not the machine's
 BOMB_SECONDS = 1          # a render-bomb attack: enough to show it grows, little CI time
 BOMB_BYTES = 256 << 20
+BOMB_GROWTH_BYTES = 64 << 20  # a render whose peak memory grows by more than this ran into the bomb's growth
 
 # The rule each attack kind is rejected with (docs/rules).
 RULES = {
@@ -202,16 +205,24 @@ BEHAVIOUR_REQUESTS = {
 }
 
 
-def render_all(source, sandboxed=True):
-    """What each request does: 'renders' or the exception's type name."""
+def peak_rss_bytes():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def render_all(source, sandboxed=True, growth_limit=None):
+    """What each request does: 'renders' or the exception's type name; with
+    `growth_limit`, 'MemoryError' too for a render that raised the
+    process's peak memory by more than that many bytes."""
     outcomes = []
     for messages, tools in REQUESTS:
+        before = peak_rss_bytes()
         context = {"messages": messages, "add_generation_prompt": True, "bos_token": "<s>", "eos_token": "</s>"}
         if tools:
             context["tools"] = tools
         try:
             environment(sandboxed).from_string(source).render(**context)
-            outcomes.append("renders")
+            grew = growth_limit is not None and peak_rss_bytes() - before > growth_limit
+            outcomes.append("MemoryError" if grew else "renders")
         except TemplateError as e:  # raise_exception, or a Jinja2 error of its own
             outcomes.append(type(e).__name__)
         except Exception as e:  # RecursionError, MemoryError, OverflowError, TypeError...
@@ -289,7 +300,11 @@ def jinja2_outcome(path, seconds=RENDER_SECONDS, address_space=RENDER_BYTES, mod
     request raised beyond the template's own raise_exception (joined by
     '+'; running out of memory or time is 'limit', whichever comes first on
     this machine), else 'renders' when a request rendered, else
-    'TemplateError'. `mode` --render-plain renders without the sandbox."""
+    'TemplateError'. `mode` --render-plain renders without the sandbox;
+    --render-bomb counts a render that grew by BOMB_GROWTH_BYTES as
+    'limit' too, so that a bomb that fits the address space on a fast
+    machine (10^8 bytes in 256 MiB within the second) reads the same as
+    one that does not."""
     def limit_child():
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
@@ -360,7 +375,7 @@ def check(cli, template_dir):
     strict = ggufguard_verdicts(cli, paths, "strict")
     def outcome_of(entry, path):
         if entry["class"] == "attack" and entry["kind"] == "render-bomb":
-            return jinja2_outcome(path, BOMB_SECONDS, BOMB_BYTES)
+            return jinja2_outcome(path, BOMB_SECONDS, BOMB_BYTES, "--render-bomb")
         return jinja2_outcome(path)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:  # each render is its own process
@@ -434,9 +449,11 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "--show":
         print(render_one(pathlib.Path(argv[3]).read_text(encoding="utf-8"), argv[2]))
         return 0
-    if len(argv) == 3 and argv[1] in ("--render", "--render-plain"):
+    if len(argv) == 3 and argv[1] in ("--render", "--render-plain", "--render-bomb"):
         sys.setrecursionlimit(5000)
-        print(json.dumps(render_all(pathlib.Path(argv[2]).read_text(encoding="utf-8"), argv[1] == "--render")))
+        source = pathlib.Path(argv[2]).read_text(encoding="utf-8")
+        growth_limit = BOMB_GROWTH_BYTES if argv[1] == "--render-bomb" else None
+        print(json.dumps(render_all(source, argv[1] != "--render-plain", growth_limit)))
         return 0
     if len(argv) >= 3 and argv[1] == "--report":
         return report(argv[2], argv[3:])
