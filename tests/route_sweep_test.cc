@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/child_server.h"
+#include "tests/support/zip_writer.h"
 #include "tests/test_util.h"
 
 namespace ggufguard {
@@ -45,12 +46,22 @@ std::vector<Hostile> HostileSet() {
     EXPECT_EQ(cols.size(), 5u) << line;
     if (cols.size() != 5) continue;
     std::vector<uint8_t> bytes = *testing::ReadFileBytes(fs::path(GGUFGUARD_SOURCE_DIR) / cols[1]);
-    if (cols[2] == "cut-half") {
-      bytes.resize(bytes.size() / 2);
-    } else if (cols[2] == "append-junk") {
-      bytes.insert(bytes.end(), 64, 'A');
-    } else {
-      EXPECT_EQ(cols[2], "copy") << line;
+    // The make column is a pipeline of steps joined by '+', applied in order.
+    std::istringstream steps(cols[2]);
+    for (std::string step; std::getline(steps, step, '+');) {
+      if (step == "cut-half") {
+        bytes.resize(bytes.size() / 2);
+      } else if (step == "append-junk") {
+        bytes.insert(bytes.end(), 64, 'A');
+      } else if (step == "llamafile") {
+        // The bytes become the one member, stored and page-aligned as
+        // llamafile's zipalign writes it, of an executable's appended ZIP.
+        testing::ZipOptions options;
+        options.stub = testing::ApeStub();
+        bytes = testing::BuildZip({testing::ZipEntry{"model.gguf", std::move(bytes), 0, false, 4096}}, options);
+      } else {
+        EXPECT_EQ(step, "copy") << line;
+      }
     }
     out.push_back({cols[0], std::move(bytes), cols[3], cols[4]});
   }

@@ -137,6 +137,18 @@ TEST_F(ScanTest, TopLevelGgufFilesOnlyWithoutRecursive) {
   EXPECT_EQ(r.code, kExitInvalid);
 }
 
+// A directory's models are its GGUF files and its llamafiles (GG9166: an
+// executable judged as the GGUF it carries), named in any case; a name that
+// is only the extension is a hidden file, not a model.
+TEST(HasModelExtensionTest, GgufAndLlamafileNamesInAnyCase) {
+  for (const char* name : {"m.gguf", "M.GGUF", "mistral-7b.llamafile", "Model.LlamaFile"}) {
+    EXPECT_TRUE(HasModelExtension(name)) << name;
+  }
+  for (const char* name : {".gguf", ".llamafile", "m.gguf.exe", "m.llamafile.txt", "mgguf", "m.exe", ""}) {
+    EXPECT_FALSE(HasModelExtension(name)) << name;
+  }
+}
+
 TEST_F(ScanTest, RecursiveAllFilesAndFollowedLinks) {
   ScanResult r = Scan({"--recursive", "--jobs", "1", dir_});
   ExpectSchema(r);

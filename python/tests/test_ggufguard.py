@@ -3,12 +3,14 @@ or $GGUFGUARD_SHARED_DIR) and on bytes crafted here.
 
 Run by tests/package/run.sh with Debian's /usr/bin/python3 and the module
 installed into the package test's prefix."""
+import io
 import json
 import os
 import pathlib
 import re
 import struct
 import threading
+import zipfile
 
 import pytest
 
@@ -391,6 +393,19 @@ def test_big_endian_files_say_so():
 # --- the route sweep (issue 38): tests/data/route_sweep/hostile.tsv, as
 # tests/route_sweep_test.cc reads it for the CLI's and the C API's routes ---
 
+def as_llamafile(member):
+    # An executable (an APE shell stub) with the bytes appended as the one
+    # member of a ZIP, stored, as tests/support/zip_writer.h builds it for
+    # the C++ reader of the same table. zipfile appends a new archive to a
+    # file that is not one, with offsets from the file's start.
+    stub = b"MZqFpD='\n\nexec echo not-a-real-llamafile\n".ljust(512, b"\0")
+    out = io.BytesIO(stub)
+    out.seek(0, io.SEEK_END)
+    with zipfile.ZipFile(out, "a", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("model.gguf", member)
+    return out.getvalue()
+
+
 def hostile_set():
     rows = []
     for line in (ROOT / "tests/data/route_sweep/hostile.tsv").read_text().splitlines():
@@ -398,12 +413,15 @@ def hostile_set():
             continue
         name, source, make, named, nameless = line.split("\t")
         data = (ROOT / source).read_bytes()
-        if make == "cut-half":
-            data = data[: len(data) // 2]
-        elif make == "append-junk":
-            data += b"A" * 64
-        else:
-            assert make == "copy", line
+        for step in make.split("+"):  # a pipeline of steps, applied in order
+            if step == "cut-half":
+                data = data[: len(data) // 2]
+            elif step == "append-junk":
+                data += b"A" * 64
+            elif step == "llamafile":
+                data = as_llamafile(data)
+            else:
+                assert step == "copy", line
         rows.append((name, data, named, nameless))
     return rows
 

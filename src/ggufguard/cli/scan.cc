@@ -52,7 +52,7 @@ constexpr char kScanUsage[] =
     "                      [PATH...] [--suppressions FILE] [--baseline REPORT.json] [--cache DIR]\n"
     "                      [--token-file FILE] [--connect-timeout S] [--idle-timeout S] [--timeout S] [--min-rate B]\n"
     "                      [--no-siblings]\n"
-    "Validates every *.gguf file (every file with --all-files) under each PATH and each path of the\n"
+    "Validates every *.gguf and *.llamafile file (every file with --all-files) under each PATH and each path of the\n"
     "--files-from list (one a line, or NUL-separated: detected, or forced with --null), --jobs at a time\n"
     "(default: every core). One result per file as soon as it is done, then a summary. --deep checks\n"
     "each file's tensor data too (one thread per file: the files are the parallelism). Shards named\n"

@@ -53,7 +53,7 @@ class Walker {
   void File(const std::string& path, const struct stat& st, bool through_link) {
     visit_(WalkEntry{WalkEntry::Kind::kFile, path, "", static_cast<uint64_t>(st.st_size), through_link});
   }
-  bool Wanted(std::string_view name) const { return o_.all_files || HasGgufExtension(name); }
+  bool Wanted(std::string_view name) const { return o_.all_files || HasModelExtension(name); }
 
   void Directory(const std::string& path, const struct stat& st) {
     for (const auto& [dev, ino] : ancestors_) {
@@ -123,16 +123,20 @@ class Walker {
 
 }  // namespace
 
-bool HasGgufExtension(std::string_view name) {
-  constexpr std::string_view kExt = ".gguf";
-  if (name.size() <= kExt.size()) return false;
-  std::string_view tail = name.substr(name.size() - kExt.size());
-  for (size_t i = 0; i < kExt.size(); ++i) {
-    char c = tail[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != kExt[i]) return false;
-  }
-  return true;
+bool HasModelExtension(std::string_view name) {
+  // ASCII case folding only: the extensions are ASCII. (Debian's Abseil has
+  // its own string_view, so absl::EndsWithIgnoreCase does not take ours.)
+  auto ends_with = [name](std::string_view ext) {
+    if (name.size() <= ext.size()) return false;
+    const std::string_view tail = name.substr(name.size() - ext.size());
+    for (size_t i = 0; i < ext.size(); ++i) {
+      char c = tail[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != ext[i]) return false;
+    }
+    return true;
+  };
+  return ends_with(".gguf") || ends_with(".llamafile");
 }
 
 void Walk(const std::string& root, const WalkOptions& options, const std::function<void(WalkEntry)>& visit) {

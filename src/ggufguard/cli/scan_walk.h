@@ -39,15 +39,16 @@ struct WalkEntry {
   bool through_link = false;
 };
 
-// True for a name ending in ".gguf", in any case.
-bool HasGgufExtension(std::string_view name);
+// True for a name ending in ".gguf" or ".llamafile" (an executable that
+// carries a GGUF model, GG9166), in any case, with something before it.
+bool HasModelExtension(std::string_view name);
 
 // Visits every entry under `root` in readdir order: a file named explicitly
 // is validated whatever its name, and a named path that is neither a file
-// nor a directory (a FIFO, a device) is an error; inside a directory only *.gguf files (or
-// every regular file with all_files) count, and only they are reported as
-// skipped when they are links or special files. With follow_symlinks a link
-// to a directory is entered unless it leads back to a directory being walked
+// nor a directory (a FIFO, a device) is an error; inside a directory only
+// *.gguf and *.llamafile files (or every regular file with all_files) count,
+// and only they are reported as skipped when they are links or special
+// files. With follow_symlinks a link to a directory is entered unless it leads back to a directory being walked
 // (a cycle); without it, a link to a directory is reported as skipped when
 // `recursive` would have entered it.
 void Walk(const std::string& root, const WalkOptions& options, const std::function<void(WalkEntry)>& visit);
