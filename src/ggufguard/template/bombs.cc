@@ -424,8 +424,12 @@ Value Interpreter::Sized(Value r, const Value& base, std::string_view name, cons
     x.bound = Bytes(base);
     set(std::move(x));
   } else if (!method && (name == "int" || name == "float")) {
-    // A number read from text: up to ten to the power of its digits.
-    if (base.mask != kNum && !r.exact) r.extent.bound = base.extent.bound >= 300 ? kHuge : std::pow(10, base.extent.bound);
+    // A number read from text: up to ten to the power of its digits; or the
+    // number it already was (`n|default(64)|int` is 64, or the request's n).
+    if (base.mask != kNum && !r.exact) {
+      const double digits = TextBound(base);
+      r.extent.bound = std::max(base.extent.bound, digits >= 300 ? kHuge : std::pow(10, digits));
+    }
   } else if (!method && name == "sum") {
     if (!r.exact) r.extent.bound = SatMul(base.extent.bound, base.extent.element);
   } else if (!method && (name == "first" || name == "last" || name == "random")) {

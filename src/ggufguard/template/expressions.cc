@@ -534,6 +534,10 @@ Value Interpreter::Multiply(const Value& a, const Value& b, NodeId id) {
   if (count.mask != kNum) {  // neither is known to be a number
     Value v = Derived2(a, b);
     v.extent = RepeatedOf(a.extent, b.extent);
+    // Text times what may be a number (`'x' * (n|default(10**9))`, the
+    // caller's n or the literal) is a repetition on the path where it is.
+    const bool text_times_maybe_number = (a.mask == kStr && (b.mask & kNum)) || (b.mask == kStr && (a.mask & kNum));
+    if (text_times_maybe_number) CheckOutputSize(v.extent.bound, id);
     return v;
   }
   const Extent repeated = RepeatedOf(seq.extent, count.extent);

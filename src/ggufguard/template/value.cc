@@ -310,6 +310,9 @@ Value Join(const Value& a, const Value& b) {
   v.built = a.built || b.built;
   v.size = std::min(a.size, b.size);
   v.extent = EitherOf(a.extent, b.extent);
+  // A number literal has no text to read a number from.
+  auto text = [](const Value& x) { return IsExactNum(x) ? 0.0 : TextBound(x); };
+  if (const double t = std::max(text(a), text(b)); t < v.extent.bound) v.text_bound = t;
   v.macro = a.macro == b.macro ? a.macro : kNoNode;
   v.ns_slot = a.ns_slot == b.ns_slot ? a.ns_slot : "";
   if (a.exact && b.exact) {

@@ -106,6 +106,12 @@ struct Value {
   // How large it can get (extent.h): what the render-bomb checks measure.
   // Unlike `size`, an upper bound, and joins take the larger.
   Extent extent;
+  // The bound of its text when it is a string, where a join made that
+  // smaller than extent.bound (a number literal joined in: `n|default(64)`
+  // is 64 as a number, a unit of request as text); -1 when it is
+  // extent.bound. `int` and `float` read text as up to ten to the power of
+  // its length, so they ask this (TextBound), not the number's magnitude.
+  double text_bound = -1;
   Facts facts;                    // for the behaviour analysis only
 };
 
@@ -129,6 +135,7 @@ Value BoundMethod();
 
 inline bool IsExactStr(const Value& v) { return v.exact && v.mask == kStr; }
 inline bool IsExactNum(const Value& v) { return v.exact && v.mask == kNum; }
+inline double TextBound(const Value& v) { return v.text_bound >= 0 ? v.text_bound : v.extent.bound; }
 inline bool IsExactInt(const Value& v) {
   return IsExactNum(v) && std::floor(v.number) == v.number && std::fabs(v.number) < 9e15;
 }
