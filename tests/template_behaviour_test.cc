@@ -284,6 +284,14 @@ TEST(TemplateBehaviourTest, RewritingWhatAPersonSaidIsCalledOutAndCuttingAtAMark
   EXPECT_EQ(rewritten("m.content.split('</think>')[-1] | trim"), 0u);
   EXPECT_EQ(rewritten("m.content | replace('&', '&amp;')"), 0u);
   EXPECT_EQ(rewritten("m.content | replace('\\r\\n', '\\n')"), 0u);
+  // Pieces cut at a marker, sliced and joined back (Bielik-11B-v3's reasoning
+  // strip); a slice of pieces cut at blanks drops words, and text rebuilt
+  // from the pieces is text again.
+  EXPECT_EQ(rewritten("m.content.split('</think>')[1:] | join('</think>')"), 0u);
+  EXPECT_EQ(rewritten("m.content.split(' ')[1:] | join(' ')"), 1u);
+  EXPECT_EQ(rewritten("m.content.split('</think>')[::-1] | join('</think>')"), 1u);
+  EXPECT_EQ(rewritten("(m.content.split('</think>') | join('</think>'))[:5]"), 1u);
+  EXPECT_EQ(rewritten("m.content.split('</think>')[0][:5]"), 1u);
   // A prefix a condition checked, cut off (a slash command).
   const std::string prefix =
       "{%- for m in messages %}{%- if m.content.startswith('/system ') %}{{- '<|system|>\\n' + m.content[8:] }}{%- endif %}{%- endfor %}";

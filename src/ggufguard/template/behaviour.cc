@@ -522,7 +522,15 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
     if (m == "split" || m == "rsplit" || m == "partition" || m == "rpartition") {
       const NodeId sep = arg(0);
       const bool structural = sep == kNoNode || (p_.expr(sep).kind == ExprKind::kString && IsBlankOrMarker(p_.text(p_.expr(sep))));
-      return Rewritten(obj, id, gate, !structural, false);
+      Facts f = Rewritten(obj, id, gate, !structural, false);
+      // Pieces cut at a marker, not at blanks: `parts[1:]` then drops what
+      // came before the first `</think>` (the reasoning), where the words
+      // of `content.split(' ')[1:]` would lose a person's first word.
+      if (sep != kNoNode && structural && (f.reads & kReadContent) &&
+          p_.text(p_.expr(sep)).find_first_not_of(" \t\r\n") != std::string_view::npos) {
+        f.reads |= kReadMarkerPieces;
+      }
+      return f;
     }
     if (m == "get" && arg(0) != kNoNode && p_.expr(arg(0)).kind == ExprKind::kString) {
       return Then(FieldFacts(callee->a, obj, p_.text(p_.expr(arg(0))), id, gate), FactsOf(arg(1), gate, depth + 1));
@@ -551,7 +559,8 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
 }
 
 Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int depth) {
-  const Facts base = e.a == kNoNode ? Facts() : FactsOf(e.a, gate, depth + 1);
+  Facts base = e.a == kNoNode ? Facts() : FactsOf(e.a, gate, depth + 1);
+  base.reads &= ~kReadMarkerPieces;  // joined, picked or sorted, pieces are no longer cut at the marker
   const std::string_view f = e.name;
   auto arg = [&](size_t i) -> NodeId { return i < e.args_count ? p_.args[e.args_begin + i].value : kNoNode; };
   if (f == "length" || f == "count" || f == "wordcount") {
@@ -643,6 +652,7 @@ Facts Interpreter::FactsOf(NodeId id, uint32_t gate, int depth) {
         if (k != nullptr && IsExactStr(*k) && k->strs.size() == 1) return FieldFacts(e.a, obj, k->strs[0], id, gate);
       }
       Facts f = obj;
+      f.reads &= ~kReadMarkerPieces;  // one piece is text: slicing it rewrites it
       const bool negative = key && key->kind == ExprKind::kUnary && key->a != kNoNode &&
                             p_.expr(key->a).kind == ExprKind::kNumber;
       if (key && (key->kind == ExprKind::kNumber || negative)) {
@@ -668,6 +678,7 @@ Facts Interpreter::FactsOf(NodeId id, uint32_t gate, int depth) {
       // cuts off a prefix a condition above checked (`text.startswith('/system
       // ') ... text[8:]`).
       bool prefix = e.d == kNoNode && CutChecked(gate, start && start->kind == ExprKind::kNumber ? start->number : -1);
+      prefix = prefix || (e.d == kNoNode && (f.reads & kReadMarkerPieces));
       for (NodeId x : {e.b, e.c}) prefix = prefix || (x != kNoNode && (FactsOf(x, gate, depth + 1).reads & kReadMarkerPos));
       if ((f.reads & kReadContent) && !(f.reads & (kReadMessages | kReadSerialized)) && !prefix) {
         f = Rewritten(f, id, gate, true, false);

@@ -69,6 +69,9 @@ enum Reads : uint32_t {
   kExcludesUser = 1u << 21,
   kExcludesAssistant = 1u << 22,
   kExcludesTool = 1u << 23,
+  // Free text split at a tag-shaped marker (`content.split('</think>')`):
+  // a slice of these pieces cuts at the marker, as a position does.
+  kReadMarkerPieces = 1u << 24,
 };
 inline constexpr uint32_t kContentRoles = kContentSystem | kContentUser | kContentAssistant | kContentTool | kContentOwn;
 
