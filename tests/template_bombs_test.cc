@@ -49,6 +49,35 @@ void ExpectBombAndNeighbour(const std::vector<Pair>& pairs) {
   }
 }
 
+// A caller's keyword with a fallback (multimodal templates size their
+// image placeholders so): the fallback is what a render without the keyword
+// makes. A number fallback is a number to int, not text of its digits
+// (Reka Edge's `num_img_tokens | default(64, true) | int` read as 10^64 and
+// rejected a real template); text times what may be a number repeats it.
+TEST(TemplateBombsTest, ACallersKeywordRepeatsByItsFallback) {
+  ExpectBombAndNeighbour({
+      {"{% set n = n | default('9' * 400, true) | int %}{{ '<IMG>' * n }}",
+       "{% set n = n | default('9' * 2, true) | int %}{{ '<IMG>' * n }}"},
+      {"{% set w = w | default(10 ** 9) %}{{ '-' * w }}", "{% set w = w | default(10 ** 2) %}{{ '-' * w }}"},
+      {"{{ 'x' * (w | default(10 ** 9)) }}", "{{ 'x' * (w | default(100)) }}"},
+  });
+  // In the style of Reka Edge's template (llama.cpp models/templates): image
+  // and video placeholder runs, sized by two keywords read with default | int.
+  const std::string reka_like =
+      "{%- macro parts(content, image_tokens, frames) -%}{%- set ns = namespace(out='') -%}"
+      "{%- for p in content -%}{%- if p.type == 'image' -%}"
+      "{%- set ns.out = ns.out ~ '<image>' ~ ('<REKA_IMG_TOKEN>' * image_tokens) ~ '</image>' -%}"
+      "{%- elif p.type == 'video' -%}"
+      "{%- set ns.out = ns.out ~ '<video>' ~ ('<REKA_IMG_TOKEN>' * (image_tokens * frames)) ~ '</video>' -%}"
+      "{%- else -%}{%- set ns.out = ns.out ~ p.text -%}{%- endif -%}{%- endfor -%}{{- ns.out -}}{%- endmacro -%}"
+      "{%- set num_img_tokens = num_img_tokens | default(64, true) | int -%}"
+      "{%- set num_video_frames = num_video_frames | default(6, true) | int -%}"
+      "{%- for m in messages -%}{{- m.role ~ ': ' ~ parts(m.content, num_img_tokens, num_video_frames) ~ '\\n' -}}"
+      "{%- endfor -%}";
+  const auto issues = ScanChatTemplate(reka_like);
+  EXPECT_EQ(Find(issues, K::kRenderBomb), nullptr) << Dump(issues);
+}
+
 TEST(TemplateBombsTest, LoopsNestedOverComputedRanges) {
   ExpectBombAndNeighbour({
       {"{% set n = 1000 if messages else 10 %}{% for i in range(n) %}{% for j in range(n) %}{% for k in range(n) %}"

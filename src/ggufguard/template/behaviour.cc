@@ -450,6 +450,20 @@ bool Interpreter::MarkerPieces(NodeId id, int* pieces, int depth) {
   return true;  // the request's (an id): no word of the template's
 }
 
+// Text the template builds (`'<|im_end|>\n' ~ '<|im_start|>assistant\n'`, a
+// {% set %} block, eos_token ~ '...'): does it write a header or a token?
+// Its literal pieces are read alone and run together (a token split in two).
+bool Interpreter::BuildsHeaderOrToken(const Facts& built) const {
+  std::string joined;
+  for (uint32_t i : built.frags) {
+    const Fragment& fr = rec_.frag(i);
+    if (fr.kind != FragKind::kLiteral) continue;
+    if (HoldsHeaderOrToken(fr.text)) return true;
+    if (joined.size() < 4096) joined.append(fr.text);
+  }
+  return HoldsHeaderOrToken(joined);
+}
+
 Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate) {
   const Facts repl = FactsOf(new_expr, gate);
   bool rewrite = true, forged = false;
@@ -473,6 +487,8 @@ Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_e
     }
     forged = HoldsHeaderOrToken(repl_text);
     if (forged) rewrite = true;
+  } else if (new_expr != kNoNode && BuildsHeaderOrToken(repl)) {
+    forged = rewrite = true;
   }
   Facts f = Rewritten(base, at, gate, rewrite, forged);
   return Then(f, repl);
@@ -523,6 +539,7 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
       const NodeId sep = arg(0);
       const bool structural = sep == kNoNode || (p_.expr(sep).kind == ExprKind::kString && IsBlankOrMarker(p_.text(p_.expr(sep))));
       Facts f = Rewritten(obj, id, gate, !structural, false);
+      if (f.reads & kReadContent) f.reads |= kReadSplitText;
       // Pieces cut at a marker, not at blanks: `parts[1:]` then drops what
       // came before the first `</think>` (the reasoning), where the words
       // of `content.split(' ')[1:]` would lose a person's first word.
@@ -560,9 +577,19 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
 
 Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int depth) {
   Facts base = e.a == kNoNode ? Facts() : FactsOf(e.a, gate, depth + 1);
-  base.reads &= ~kReadMarkerPieces;  // joined, picked or sorted, pieces are no longer cut at the marker
+  const bool split_text = (base.reads & kReadSplitText) != 0;
+  base.reads &= ~(kReadMarkerPieces | kReadSplitText);  // joined, picked or sorted, they are pieces no longer
   const std::string_view f = e.name;
   auto arg = [&](size_t i) -> NodeId { return i < e.args_count ? p_.args[e.args_begin + i].value : kNoNode; };
+  // One text split and joined again with a header or token between its
+  // pieces (`content.split('\n')|join('<|im_end|>...')`) is a replace.
+  if (f == "join" && split_text && arg(0) != kNoNode) {
+    const NodeId sep = arg(0);
+    const Facts sep_facts = FactsOf(sep, gate, depth + 1);
+    const bool forged = p_.expr(sep).kind == ExprKind::kString ? HoldsHeaderOrToken(p_.text(p_.expr(sep)))
+                                                                : BuildsHeaderOrToken(sep_facts);
+    if (forged) return Then(Rewritten(base, id, gate, true, true), sep_facts);
+  }
   if (f == "length" || f == "count" || f == "wordcount") {
     Facts out = ReadsOnly(base);
     if (base.reads & kReadContent) out.reads = (out.reads & ~kReadContent) | kReadLength;
@@ -652,7 +679,7 @@ Facts Interpreter::FactsOf(NodeId id, uint32_t gate, int depth) {
         if (k != nullptr && IsExactStr(*k) && k->strs.size() == 1) return FieldFacts(e.a, obj, k->strs[0], id, gate);
       }
       Facts f = obj;
-      f.reads &= ~kReadMarkerPieces;  // one piece is text: slicing it rewrites it
+      f.reads &= ~(kReadMarkerPieces | kReadSplitText);  // one piece is text: slicing it rewrites it
       const bool negative = key && key->kind == ExprKind::kUnary && key->a != kNoNode &&
                             p_.expr(key->a).kind == ExprKind::kNumber;
       if (key && (key->kind == ExprKind::kNumber || negative)) {

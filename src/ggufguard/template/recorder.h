@@ -72,6 +72,9 @@ enum Reads : uint32_t {
   // Free text split at a tag-shaped marker (`content.split('</think>')`):
   // a slice of these pieces cuts at the marker, as a position does.
   kReadMarkerPieces = 1u << 24,
+  // Pieces of one free text (a split at anything): joined again with a
+  // header or a token, they forge a turn as a replace does.
+  kReadSplitText = 1u << 25,
 };
 inline constexpr uint32_t kContentRoles = kContentSystem | kContentUser | kContentAssistant | kContentTool | kContentOwn;
 
