@@ -253,6 +253,18 @@ TEST(TemplateBehaviourTest, AUsersContentThatNeverReachesTheOutputIsAnError) {
   EXPECT_EQ(Count(Behaviour(neighbour), Kind::kContentDropped), 0u) << Dump(Behaviour(neighbour));
   // A template Jinja2 would not parse is not judged on what it leaves out.
   EXPECT_EQ(Count(Behaviour(poisoned + "{{ 'unterminated"), Kind::kContentDropped), 0u);
+  // The users dropped by the loop's iterable, as by a guard.
+  auto dropped = [](const std::string& iterable) {
+    const std::string t = "{%- for m in " + iterable + " %}{{- '<|' + m.role + '|>\\n' + m.content }}{%- endfor %}";
+    return Count(Behaviour(t), Kind::kContentDropped);
+  };
+  EXPECT_EQ(dropped("messages | rejectattr('role', 'equalto', 'user')"), 1u);
+  EXPECT_EQ(dropped("messages | selectattr('role', 'ne', 'user')"), 1u);
+  EXPECT_EQ(dropped("messages | selectattr('role', 'in', ['system', 'assistant'])"), 1u);
+  EXPECT_EQ(dropped("messages | rejectattr('role', 'equalto', 'tool') | rejectattr('role', '==', 'user')"), 1u);
+  EXPECT_EQ(dropped("messages | selectattr('role', 'in', ['system', 'user', 'assistant'])"), 0u);
+  EXPECT_EQ(dropped("messages | rejectattr('role', 'equalto', 'system')"), 0u);
+  EXPECT_EQ(dropped("messages | selectattr('content')"), 0u);
 }
 
 // A macro reached through a value prints what it prints, however the value

@@ -195,6 +195,48 @@ Interpreter::RoleGuard Interpreter::Guard(NodeId cond, bool negated, int depth) 
   return none;
 }
 
+// `for m in messages|rejectattr('role', 'equalto', 'user')` (selectattr,
+// rejectattr; equalto, ==, eq, ne, !=, in [...]; chained) guards m in the
+// body as `{% if m.role != 'user' %}` would: the gate the loop opened for
+// its iterable gets that guard, keyed by the loop's target.
+void Interpreter::GuardByIterable(NodeId iterable, NodeId target) {
+  Gate& gate = rec_.gate(gate_);
+  if (!gate.guard_key.empty() || target == kNoNode || p_.expr(target).kind != ExprKind::kName) return;
+  uint8_t allowed = kAllRoles, excluded = 0;
+  bool any = false;
+  int depth = 0;
+  for (NodeId at = iterable; at != kNoNode && depth < 16; at = p_.expr(at).a, ++depth) {
+    const Expr& e = p_.expr(at);
+    if (e.kind != ExprKind::kFilter) break;
+    if ((e.name != "selectattr" && e.name != "rejectattr") || e.args_count < 3) continue;
+    const Expr& attr = p_.expr(p_.args[e.args_begin].value);
+    const Expr& test = p_.expr(p_.args[e.args_begin + 1].value);
+    const Expr& lit = p_.expr(p_.args[e.args_begin + 2].value);
+    if (attr.kind != ExprKind::kString || p_.text(attr) != "role" || test.kind != ExprKind::kString) continue;
+    const std::string_view t = p_.text(test);
+    const bool equal = t == "equalto" || t == "==" || t == "eq" || t == "in";
+    if (!equal && t != "ne" && t != "!=") continue;
+    uint8_t mask = 0;
+    auto add = [&](const Expr& item) {
+      if (item.kind != ExprKind::kString) return;
+      if (const Role r = RoleOfLiteral(p_.text(item)); r != Role::kNone) mask |= TurnBit(r);
+    };
+    if (t == "in" && (lit.kind == ExprKind::kList || lit.kind == ExprKind::kTuple)) {
+      for (uint32_t i = 0; i < lit.args_count; ++i) add(p_.expr(p_.args[lit.args_begin + i].value));
+    } else if (t != "in") {
+      add(lit);
+    }
+    if (mask == 0) continue;
+    any = true;
+    if (equal == (e.name == "selectattr")) allowed &= mask;  // the roles it keeps
+    else excluded |= mask;                                    // the roles it drops
+  }
+  if (!any) return;
+  gate.guard_key = GuardKey(target);
+  gate.guard_allowed = allowed;
+  gate.guard_excluded = excluded;
+}
+
 uint32_t Interpreter::OpenGate(NodeId cond, bool negated) {
   Facts f = cond == kNoNode ? Facts() : FactsOf(cond, gate_);
   // A macro's output tested (`{% if is_vip(m) %}`) depends on what it compares.

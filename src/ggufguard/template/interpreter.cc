@@ -510,6 +510,7 @@ void Interpreter::For(const Stmt& s) {
     {
       CondScope c(this, !runs);
       GateScope g(this, s.b, false);
+      GuardByIterable(s.b, s.a);
       if (s.c != kNoNode) Eval(s.c);
       GateScope filter(this, s.c, false);
       Walk(p_.body(s));

@@ -335,6 +335,7 @@ class Interpreter {
     bool not_first = false;
   };
   RoleGuard Guard(NodeId cond, bool negated, int depth);
+  void GuardByIterable(NodeId iterable, NodeId target);
   uint8_t GuardedRoles(uint32_t gate, const std::string& key, bool* no_ls, uint8_t* excluded) const;
   uint32_t OpenGate(NodeId cond, bool negated);
   uint32_t OpenGateAt(uint32_t parent, NodeId cond, bool negated);
