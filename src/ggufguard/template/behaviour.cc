@@ -874,10 +874,12 @@ void Interpreter::RecordOutput(NodeId expr, const Value& v) {
       f.trigger != 0 ? rec_.NewGate(gate_, expr, false, f.reads | kReadTriggerAny, f.trigger) : gate_;
   bool literals_only = !f.frags.empty();
   for (uint32_t id : f.frags) literals_only = literals_only && rec_.frag(id).kind == FragKind::kLiteral;
-  if (literals_only && IsExactStr(v) && v.strs.size() == 1 && f.frags.size() > 1) {
+  if (literals_only && IsExactStr(v) && v.strs.size() == 1 &&
+      (f.frags.size() > 1 || rec_.frag(f.frags[0]).text != v.strs[0])) {
     // Folded text (`'ignore all ' ~ 'previous'`, a variable built from
-    // literals) is read whole, at its first literal, made where its
-    // trigger-bearing piece was.
+    // literals, one literal transformed: `'...'|reverse`, `'%c' % 8203`,
+    // `'{:c}'.format(8203)`) is read whole as it prints, at its first
+    // literal, made where its trigger-bearing piece was.
     uint32_t made = rec_.frag(f.frags[0]).gate;
     for (uint32_t id : f.frags) {
       if (rec_.ChainTrigger(rec_.frag(id).gate) != 0) made = rec_.frag(id).gate;

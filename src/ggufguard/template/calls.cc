@@ -641,23 +641,33 @@ Value Interpreter::FormatFields(const Value& fmt, const std::vector<Value>& posi
       CheckOutputSize(longest, id);
       these.bound = SatAdd(these.bound, std::max(longest, a ? Bytes(*a) : 0.0));
       if (a) AddCopies(&these, a->extent, 1);
-      std::vector<std::string> s;
-      if (!a || !ExactStrings(*a, &s) || s.size() != 1 || spec.find('{') != std::string::npos) {
+      if (!a || spec.find('{') != std::string::npos) {
         exact = false;
         continue;
       }
-      std::string piece = s[0];
+      std::string piece, layout = spec;
+      std::vector<std::string> s;
+      if (!spec.empty() && spec.back() == 'c' && IsExactInt(*a) && a->number >= 0 && a->number < 0x110000) {
+        // '{:c}': the character of that code point, as '%c' (Python's chr()).
+        AppendUtf8(&piece, static_cast<uint32_t>(a->number));
+        layout.pop_back();
+      } else if (ExactStrings(*a, &s) && s.size() == 1) {
+        piece = s[0];
+      } else {
+        exact = false;
+        continue;
+      }
       // [[fill]align][width]: enough for '{:_^11}'.format('globals').
-      if (!spec.empty()) {
+      if (!layout.empty()) {
         size_t k = 0;
         char fill = ' ', align = a->mask == kNum ? '>' : '<';
-        if (spec.size() >= 2 && std::string_view("<>^=").find(spec[1]) != std::string_view::npos) {
-          fill = spec[0], align = spec[1], k = 2;
-        } else if (std::string_view("<>^=").find(spec[0]) != std::string_view::npos) {
-          align = spec[0], k = 1;
+        if (layout.size() >= 2 && std::string_view("<>^=").find(layout[1]) != std::string_view::npos) {
+          fill = layout[0], align = layout[1], k = 2;
+        } else if (std::string_view("<>^=").find(layout[0]) != std::string_view::npos) {
+          align = layout[0], k = 1;
         }
         double w = 0;
-        while (k < spec.size() && spec[k] >= '0' && spec[k] <= '9') w = w * 10 + (spec[k++] - '0');
+        while (k < layout.size() && layout[k] >= '0' && layout[k] <= '9') w = w * 10 + (layout[k++] - '0');
         if (w <= kMaxStringBytes) piece = Pad(piece, static_cast<size_t>(w), fill, align == '=' ? '>' : align);
       }
       out += piece;
@@ -738,6 +748,13 @@ Value Interpreter::FilterValue(const Expr& e, NodeId id, const Value& base, cons
       if (f == "length" || f == "count") {
         if (IsExactStr(base) && base.strs.size() == 1) return Num(static_cast<double>(base.strs[0].size()));
         if (base.items_exact) return Num(static_cast<double>(base.items.size()));
+      }
+      // A literal's digits read as a number ('8203'|int, for a '%c' of it).
+      if (f == "int" && IsExactStr(base) && base.strs.size() == 1) {
+        const std::string_view d = base.strs[0];
+        const bool digits = !d.empty() && d.size() <= 15 &&
+                            std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (digits) return Num(std::stod(std::string(d)));
       }
       return Derived(base, kNum);
     case FilterResult::kMembers: {
