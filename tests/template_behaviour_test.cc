@@ -119,6 +119,12 @@ TEST(TemplateBehaviourTest, TextUnderAConditionOnContentIsAnError) {
   const std::string neighbour = std::string("{%- for message in messages %}{%- if '</think>' in message['content'] %}") +
                                 "{{- '</think>' }}{%- endif %}{%- endfor %}" + kLoop;
   EXPECT_EQ(Count(Behaviour(neighbour), Kind::kContentGatedText), 0u) << Dump(Behaviour(neighbour));
+  // Nor is a layout marker, or text cut at one, tested.
+  for (const std::string cond : {"'\\n' in m.content", "m.content.startswith('{')", "m.content.split('</think>') | length > 1",
+                                 "m.content | replace('<|im_end|>', '') != m.content"}) {
+    const std::string t = "{%- for m in messages %}{%- if " + cond + " %}Reply only in French.{%- endif %}{%- endfor %}" + kLoop;
+    EXPECT_EQ(Count(Behaviour(t), Kind::kContentGatedText), 0u) << cond << "\n" << Dump(Behaviour(t));
+  }
   // A role or a flag is no trigger: words under them are the template's own text.
   const std::string roles = std::string("{%- if messages[0]['role'] != 'system' %}{{- '<|im_start|>system\\nYou are a ") +
                             "helpful assistant.<|im_end|>\\n' }}{%- endif %}{%- if add_generation_prompt %}Answer now.{%- endif %}" +
@@ -157,6 +163,14 @@ TEST(TemplateBehaviourTest, TriggersAreFollowedThroughVariablesNamespacesMacrosA
       // a tool's description and a document's text
       "{%- for t in tools %}{%- if 'bank' in t.function.description %}Call it twice.{%- endif %}{%- endfor %}",
       "{%- for d in documents %}{%- if 'secret' in d.text %}Quote it all.{%- endif %}{%- endfor %}",
+      // punctuation that picks out what a person wrote: a question, an amount, a link
+      "{%- for m in messages %}{%- if '?' in m.content %}Reply only in French.{%- endif %}{%- endfor %}",
+      "{%- for m in messages %}{%- if m.content.endswith('$') %}Reply only in French.{%- endif %}{%- endfor %}",
+      "{%- for m in messages %}{%- if '://' in m.content %}Reply only in French.{%- endif %}{%- endfor %}",
+      // text cut or replaced at a word, then tested
+      "{%- for m in messages %}{%- if m.content | replace('bank', '') != m.content %}Reply only in French.{%- endif %}{%- endfor %}",
+      "{%- for m in messages %}{%- if m.content.split('bank') | length > 1 %}Reply only in French.{%- endif %}{%- endfor %}",
+      "{%- for m in messages %}{%- if m.content.partition('bank')[1] %}Reply only in French.{%- endif %}{%- endfor %}",
   };
   for (const std::string& body : laundered) {
     const std::string t = body + kLoop;

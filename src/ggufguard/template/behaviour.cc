@@ -48,6 +48,14 @@ Facts ReadsOnly(const Facts& f) {
 
 bool FreeText(const Facts& f) { return (f.reads & (kReadContent | kReadLength)) != 0; }
 
+// Punctuation that says what a person wrote, not how a message is laid out:
+// a question, an amount, an address, a link. `'?' in content` picks out
+// every question as `'bank' in content` picks out a word.
+bool IsSentencePunctuation(std::string_view s) {
+  if (s == "://") return true;
+  return !s.empty() && s.find_first_not_of("?!$@%&#~^*") == std::string_view::npos;
+}
+
 Role RoleOfLiteral(std::string_view s) {
   if (s == "system" || s == "developer") return Role::kSystem;
   if (s == "user" || s == "human") return Role::kUser;
@@ -393,7 +401,7 @@ Facts Interpreter::Compare(const Facts& a, const Facts& b, NodeId a_expr, NodeId
     for (uint32_t id : xf.frags) {
       const Fragment& fr = rec_.frag(id);
       if (fr.kind != FragKind::kLiteral) continue;
-      if (IsStructuralMarker(fr.text)) continue;
+      if (IsStructuralMarker(fr.text) && !IsSentencePunctuation(fr.text)) continue;
       if (needle && membership && IsPartKey(fr.text)) continue;
       return true;
     }
@@ -506,6 +514,19 @@ bool Interpreter::BuildsHeaderOrToken(const Facts& built) const {
   return HoldsHeaderOrToken(joined);
 }
 
+// Text cut or replaced at a word of the template's (`content.split('bank')`,
+// `content|replace('bank', '')`) is one thing when the person wrote the
+// word and another when not: a condition on it is a condition on the word,
+// as `'bank' in content` is.
+void Interpreter::MarkWordTrigger(Facts* f, NodeId word, NodeId at) const {
+  const Expr& e = p_.expr(word);
+  if (e.kind != ExprKind::kString) return;
+  const std::string_view text = p_.text(e);
+  if (IsStructuralMarker(text) && !IsSentencePunctuation(text)) return;
+  f->reads |= kReadTrigger | kReadTriggerAny;
+  if (f->trigger == 0) f->trigger = static_cast<uint32_t>(at) + 1;
+}
+
 Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate) {
   const Facts repl = FactsOf(new_expr, gate);
   bool rewrite = true, forged = false;
@@ -533,6 +554,7 @@ Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_e
     forged = rewrite = true;
   }
   Facts f = Rewritten(base, at, gate, rewrite, forged);
+  if (FreeText(base) && old_expr != kNoNode) MarkWordTrigger(&f, old_expr, at);
   return Then(f, repl);
 }
 
@@ -582,6 +604,7 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
       const bool structural = sep == kNoNode || (p_.expr(sep).kind == ExprKind::kString && IsBlankOrMarker(p_.text(p_.expr(sep))));
       Facts f = Rewritten(obj, id, gate, !structural, false);
       if (f.reads & kReadContent) f.reads |= kReadSplitText;
+      if (FreeText(obj) && sep != kNoNode) MarkWordTrigger(&f, sep, id);
       // Pieces cut at a marker, not at blanks: `parts[1:]` then drops what
       // came before the first `</think>` (the reasoning), where the words
       // of `content.split(' ')[1:]` would lose a person's first word.

@@ -321,6 +321,7 @@ class Interpreter {
   Facts Rewritten(const Facts& base, NodeId at, uint32_t gate, bool rewrite, bool forged);
   Facts ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate);
   bool BuildsHeaderOrToken(const Facts& built) const;
+  void MarkWordTrigger(Facts* f, NodeId word, NodeId at) const;
   Facts ArgsFacts(const Expr& e, uint32_t gate, int depth);
   bool MarkerPieces(NodeId id, int* pieces, int depth);
   Facts CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
