@@ -865,6 +865,22 @@ uint32_t Interpreter::OpenGateAt(uint32_t parent, NodeId cond, bool negated) {
 // What a name set from `value_expr` here carries: its facts, and the trigger
 // of the gates it is set under (`{% if 'x' in m.content %}{% set ns.on =
 // true %}{% endif %}` makes ns.on depend on the comparison).
+// A value set from literals alone that folds to other text than theirs
+// (`'...%c...' % 8203`, `'...'|reverse`) carries the text it folds to, so
+// that wherever it prints later it is read as it prints.
+void Interpreter::FoldLiterals(Facts* f, const Value& v) {
+  if (f->frags.empty() || !IsExactStr(v) || v.strs.size() != 1) return;
+  std::string written;
+  for (uint32_t id : f->frags) {
+    const Fragment& fr = rec_.frag(id);
+    if (fr.kind != FragKind::kLiteral) return;
+    written += fr.text;
+  }
+  if (written == v.strs[0]) return;
+  const uint32_t offset = rec_.frag(f->frags[0]).offset, gate = rec_.frag(f->frags[0]).gate;
+  f->frags = {rec_.Literal(offset, gate, v.strs[0])};
+}
+
 Facts Interpreter::BindingFacts(NodeId value_expr) {
   Facts f = FactsOf(value_expr, gate_);
   const uint32_t trigger = rec_.ChainTrigger(gate_);

@@ -293,6 +293,7 @@ void Interpreter::Statement(NodeId id) {
     case StmtKind::kSet: {
       Value v = Eval(s.b);
       v.facts = BindingFacts(s.b);
+      FoldLiterals(&v.facts, v);
       RecordMutation(s.b);
       AssignTarget(s.a, std::move(v), s.b);
       NoteLateGlobal(s.a);

@@ -322,6 +322,7 @@ class Interpreter {
   Facts ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate);
   bool BuildsHeaderOrToken(const Facts& built) const;
   void MarkWordTrigger(Facts* f, NodeId word, NodeId at) const;
+  void FoldLiterals(Facts* f, const Value& v);
   Facts ArgsFacts(const Expr& e, uint32_t gate, int depth);
   bool MarkerPieces(NodeId id, int* pieces, int depth);
   Facts CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth);
