@@ -356,6 +356,16 @@ TEST(TemplateBehaviourTest, AUsersWordsInTheSystemsTurnAreMoved) {
   const std::string qwen = "{%- for m in messages %}{%- if m.role == 'tool' %}{{- '<|im_start|>user\\n<tool_response>\\n' + "
                            "m.content + '\\n</tool_response><|im_end|>\\n' }}{%- endif %}{%- endfor %}";
   EXPECT_EQ(Count(Behaviour(qwen), Kind::kContentMoved), 0u);
+  // The role renamed as it is printed: a user's words under another role.
+  auto renamed = [](const std::string& role) {
+    const std::string t = "{%- for m in messages %}{{- '<|im_start|>' + " + role +
+                          " + '\\n' + m.content + '<|im_end|>\\n' }}{%- endfor %}";
+    return Count(Behaviour(t), Kind::kContentMoved);
+  };
+  EXPECT_EQ(renamed("m.role | replace('user', 'system')"), 1u);
+  EXPECT_EQ(renamed("m.role.replace('user', 'assistant')"), 1u);
+  EXPECT_EQ(renamed("m.role | replace('assistant', 'model')"), 0u);  // Gemma's way
+  EXPECT_EQ(renamed("m.role | replace('user', 'human')"), 0u);
 }
 
 TEST(TemplateBehaviourTest, AMacroPrintsWhatEachCallPassesIt) {

@@ -555,6 +555,18 @@ Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_e
   }
   Facts f = Rewritten(base, at, gate, rewrite, forged);
   if (FreeText(base) && old_expr != kNoNode) MarkWordTrigger(&f, old_expr, at);
+  // A role renamed from 'user' to the system's or the assistant's: the
+  // header it writes gives a user's words another role.
+  if (old_expr != kNoNode && new_expr != kNoNode && p_.expr(old_expr).kind == ExprKind::kString &&
+      p_.expr(new_expr).kind == ExprKind::kString && RoleOfLiteral(p_.text(p_.expr(old_expr))) == Role::kUser) {
+    const Role to = RoleOfLiteral(p_.text(p_.expr(new_expr)));
+    if (to == Role::kSystem || to == Role::kAssistant) {
+      for (uint32_t& id : f.frags) {
+        const Fragment& fr = rec_.frag(id);
+        if (fr.kind == FragKind::kRole) id = rec_.RoleFrag(fr.offset, fr.gate, true);
+      }
+    }
+  }
   return Then(f, repl);
 }
 

@@ -328,6 +328,11 @@ void Recorder::Finish(const Program& p, std::string_view src, const TemplateScan
       j.Issue(TemplateIssueKind::kContentMoved, e.offset,
               absl::StrCat(RoleName(from), " content is printed in the ", RoleName(to),
                            " turn: words from the ", RoleName(from), " reach the model as the ", RoleName(to), "'s"));
+    } else if ((r.turn & kTurnRenamedUser) &&
+               (roles == kContentUser || ((roles & kContentOwn) && !(f.reads & kExcludesUser)))) {
+      j.Issue(TemplateIssueKind::kContentMoved, e.offset,
+              absl::StrCat(whose, " content is printed under a header whose role the template renames from user to "
+                                  "the system's or the assistant's: words from the user reach the model as another role's"));
     }
   }
   // The leading system message: a template that looks for one, never

@@ -128,12 +128,13 @@ uint32_t Recorder::Content(uint64_t key, uint32_t offset, uint32_t gate, uint32_
   return Intern(2, key, gate, std::move(f));
 }
 
-uint32_t Recorder::RoleFrag(uint32_t offset, uint32_t gate) {
+uint32_t Recorder::RoleFrag(uint32_t offset, uint32_t gate, bool renames_user) {
   Fragment f;
   f.kind = FragKind::kRole;
   f.offset = offset;
   f.gate = gate;
-  return Intern(3, offset, gate, std::move(f));
+  f.renames_user = renames_user;
+  return Intern(3, (uint64_t{renames_user} << 32) | offset, gate, std::move(f));
 }
 
 std::vector<uint32_t> Recorder::EndCapture() {
@@ -233,7 +234,7 @@ void Recorder::Print(const std::vector<uint32_t>& frags, uint32_t gate, uint8_t*
       }
       case FragKind::kRole:
         Flush();
-        if (pending_header_) *turn = TurnBit(Role::kOwn);
+        if (pending_header_) *turn = static_cast<uint8_t>(TurnBit(Role::kOwn) | (f.renames_user ? kTurnRenamedUser : 0));
         pending_header_ = false;
         break;
       case FragKind::kContent: {

@@ -34,8 +34,11 @@
 
 namespace ggufguard::jinja::analysis {
 
-// Turns (bits of 1 << Role) and one more: a macro's turn is its caller's.
+// Turns (bits of 1 << Role) and two more: a macro's turn is its caller's;
+// a message's own role, but a user's renamed to another's
+// (`m.role | replace('user', 'system')`).
 inline constexpr uint8_t kTurnInherit = 1u << 7;
+inline constexpr uint8_t kTurnRenamedUser = 1u << 6;
 inline uint8_t TurnBit(Role r) { return static_cast<uint8_t>(1u << static_cast<int>(r)); }
 // system, user, assistant, tool
 inline constexpr uint8_t kAllRoles = 0x1e;
@@ -90,6 +93,7 @@ struct Fragment {
   uint32_t rewrite = 0;  // kContent: the rewriting expression + 1
   uint32_t forged = 0;   // kContent: an expression + 1 that writes a header or token into it
   uint32_t base = 0;     // kContent: the fragment it was derived from (itself when read directly)
+  bool renames_user = false;  // kRole: rewritten so that 'user' reads as another role
   uint64_t source = 0;   // kContent: the object and field it was read from, as written (one message's content, sliced twice, is one source)
   NodeId sink = kNoNode;  // the macro body it was made in (kNoNode: the top level)
   // kMacro: the fragments its arguments carry at this call (what of a
@@ -174,7 +178,7 @@ class Recorder {
   uint32_t MacroOutput(NodeId macro, uint32_t offset, uint32_t gate, const std::vector<uint32_t>& args);
   uint32_t Content(uint64_t key, uint32_t offset, uint32_t gate, uint32_t reads, uint32_t rewrite, uint32_t forged,
                    uint32_t base, uint64_t source);
-  uint32_t RoleFrag(uint32_t offset, uint32_t gate);
+  uint32_t RoleFrag(uint32_t offset, uint32_t gate, bool renames_user = false);
   const Fragment& frag(uint32_t id) const { return frags_[id]; }
 
   // The sink events go to: the top level (kNoNode), a macro's body, or a
