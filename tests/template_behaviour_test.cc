@@ -333,6 +333,15 @@ TEST(TemplateBehaviourTest, RewritingWhatAPersonSaidIsCalledOutAndCuttingAtAMark
   EXPECT_EQ(rewritten("m.content.split('</think>')[::-1] | join('</think>')"), 1u);
   EXPECT_EQ(rewritten("(m.content.split('</think>') | join('</think>'))[:5]"), 1u);
   EXPECT_EQ(rewritten("m.content.split('</think>')[0][:5]"), 1u);
+  // Filters that reorder, re-case or cut a person's words; one line or one
+  // word of text split at blanks.
+  for (const char* expr : {"m.content | reverse", "m.content | upper", "m.content | title", "m.content | striptags",
+                           "m.content.split() | sort | join(' ')", "m.content.split() | unique | join(' ')",
+                           "m.content.split('\\n')[0]", "m.content.split()[-1]"}) {
+    EXPECT_EQ(rewritten(expr), 1u) << expr;
+  }
+  EXPECT_EQ(rewritten("m.content | trim"), 0u);
+  EXPECT_EQ(rewritten("m.content | e"), 0u);
   // A prefix a condition checked, cut off (a slash command).
   const std::string prefix =
       "{%- for m in messages %}{%- if m.content.startswith('/system ') %}{{- '<|system|>\\n' + m.content[8:] }}{%- endif %}{%- endfor %}";

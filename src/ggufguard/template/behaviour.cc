@@ -675,7 +675,13 @@ Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int dept
     return out;
   }
   if (f == "replace") return ReplaceFacts(base, arg(0), arg(1), id, gate);
-  if (f == "truncate") return Rewritten(base, id, gate, true, false);
+  // Filters that change a person's words as they print: cut, reordered,
+  // re-cased, stripped of what looked like tags. (trim, escaping and
+  // tojson print the same words.)
+  if (f == "truncate" || f == "reverse" || f == "sort" || f == "unique" || f == "shuffle" || f == "random" ||
+      f == "title" || f == "upper" || f == "lower" || f == "capitalize" || f == "striptags" || f == "wordwrap") {
+    return Rewritten(base, id, gate, true, false);
+  }
   if ((f == "selectattr" || f == "rejectattr") && e.args_count >= 2 && p_.expr(arg(0)).kind == ExprKind::kString &&
       IsContentField(p_.text(p_.expr(arg(0))))) {
     Facts field;
@@ -761,6 +767,10 @@ Facts Interpreter::FactsOf(NodeId id, uint32_t gate, int depth) {
                             p_.expr(key->a).kind == ExprKind::kNumber;
       if (key && (key->kind == ExprKind::kNumber || negative)) {
         if (negative || key->number != 0) f.reads &= ~kReadCoversLs;
+        // One piece of text split at blanks is one line or one word of it:
+        // `content.split('\n')[0]` drops the rest (pieces cut at a marker
+        // are the parts it separates: `split('</think>')[-1]`).
+        if ((obj.reads & kReadSplitText) && !(obj.reads & kReadMarkerPieces)) f = Rewritten(f, id, gate, true, false);
         return f;
       }
       const Facts k = FactsOf(e.b, gate, depth + 1);
