@@ -20,7 +20,8 @@ constexpr std::string_view kFullwidthBar = "\xef\xbd\x9c";  // U+FF5C, DeepSeek'
 // keeps every byte's offset.
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsAsciiAlnum(char c) { return IsAsciiLetter(c) || (c >= '0' && c <= '9'); }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiAlnum(char c) { return IsAsciiLetter(c) || IsAsciiDigit(c); }
 
 std::string LowerCopy(std::string_view s) {
   std::string out(s);
@@ -222,16 +223,47 @@ bool PlainHeaderAt(std::string_view s, size_t i, size_t* end, Role* role) {
   return true;
 }
 
-constexpr std::string_view kTlds[] = {"com", "net", "org", "io",  "ai",   "ru",     "cn",   "xyz", "top",
-                                      "info", "biz", "co",  "app", "dev", "site", "online", "link", "click",
-                                      "tk",  "pw",  "cc",  "su",  "onion", "gov", "edu", "uk", "de"};
+// Top-level domains a bare domain is recognised by: the common ones and
+// those phishing favours. Not those that are also file extensions or
+// words a sentence ends on ("install.sh", "libfoo.so", "log in", "do it").
+constexpr std::string_view kTlds[] = {
+    "com", "net",   "org", "io",  "ai",  "ru",   "cn",    "xyz",   "top",  "info", "biz",  "co",   "app", "dev",
+    "site", "online", "link", "click", "tk", "pw", "cc",  "su",    "onion", "gov", "edu",  "uk",   "de",  "me",
+    "us",  "ca",    "fr",  "jp",  "br",  "au",   "es",    "nl",    "ch",   "pl",   "tv",   "ws",   "ly",  "gg",
+    "eu",  "ua",    "ir",  "page", "cloud", "shop", "store", "live", "zip", "mov",  "bank", "finance", "support"};
+
+// An IPv4 address followed by a path or a port (`93.184.216.34/auth`):
+// four numbers of at most 255 joined by dots, not inside a longer run.
+size_t FindIpUrl(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!IsAsciiDigit(s[i]) || (i > 0 && (IsAsciiAlnum(s[i - 1]) || s[i - 1] == '.'))) continue;
+    size_t j = i;
+    int parts = 0;
+    for (; parts < 4; ++parts) {
+      const size_t from = j;
+      int value = 0;
+      while (j < s.size() && IsAsciiDigit(s[j]) && j - from < 3) value = value * 10 + (s[j++] - '0');
+      if (j == from || value > 255 || (j < s.size() && IsAsciiDigit(s[j]))) break;
+      if (parts < 3) {
+        if (j >= s.size() || s[j] != '.') break;
+        ++j;
+      }
+    }
+    if (parts == 4 && j + 1 < s.size() && (s[j] == '/' || s[j] == ':') && IsAsciiAlnum(s[j + 1])) return i;
+  }
+  return kNpos;
+}
 
 // `s` is lowered (FindNoCase).
 size_t FindUrl(std::string_view s) {
   size_t best = kNpos;
-  for (std::string_view p : {"http://", "https://", "ftp://", "javascript:", "data:text", "data:image", "file://"}) {
+  // Schemes, defanged ones (hxxps://, a dot written [.]), a link with no
+  // scheme in Markdown (`![](//host/p)`), and full-width letters.
+  for (std::string_view p : {"http://", "https://", "ftp://", "javascript:", "data:text", "data:image", "file://",
+                             "hxxp://", "hxxps://", "[.]", "](//", "\xef\xbd\x88\xef\xbd\x94\xef\xbd\x94\xef\xbd\x90", "\xef\xbc\xa8\xef\xbc\xb4\xef\xbc\xb4\xef\xbc\xb0"}) {
     best = std::min(best, FindNoCase(s, p));
   }
+  best = std::min(best, FindIpUrl(s));
   for (size_t at = FindNoCase(s, "www."); at != kNpos; at = FindNoCase(s, "www.", at + 1)) {
     if ((at == 0 || !IsAsciiAlnum(s[at - 1])) && at + 4 < s.size() && IsAsciiAlnum(s[at + 4])) {
       best = std::min(best, at);
@@ -311,7 +343,8 @@ size_t FindCommand(std::string_view s) {
       "sh -c ",    "| sh",   "|sh",       "| bash", "|bash",  "/bin/sh",   "/bin/bash", "nc -e",    "powershell",
       "cmd.exe",   "cmd /c", "python -c", "python3 -c", "base64 -d", "base64 --decode", "/dev/tcp/", "mkfifo",
       "invoke-webrequest", "invoke-expression", "iex(", "$(curl", "`curl", "os.system(", "subprocess.",
-      "certutil -urlcache", "mshta ", "rundll32"};
+      "certutil -urlcache", "mshta ", "rundll32", "<(curl", "<(wget", "| iex", "|iex", "iwr http", "iwr -",
+      "irm http"};
   size_t best = kNpos;
   for (std::string_view c : kCommands) best = std::min(best, FindNoCase(s, c));
   return best;
