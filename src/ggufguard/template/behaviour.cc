@@ -51,6 +51,12 @@ bool FreeText(const Facts& f) { return (f.reads & (kReadContent | kReadLength)) 
 // Punctuation that says what a person wrote, not how a message is laid out:
 // a question, an amount, an address, a link. `'?' in content` picks out
 // every question as `'bank' in content` picks out a word.
+// A TAG_WORD: upper case and digits with an underscore.
+bool IsTagWord(std::string_view s) {
+  return s.find('_') != std::string_view::npos && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
 bool IsSentencePunctuation(std::string_view s) {
   if (s == "://") return true;
   return !s.empty() && s.find_first_not_of("?!$@%&#~^*") == std::string_view::npos;
@@ -401,7 +407,8 @@ Facts Interpreter::Compare(const Facts& a, const Facts& b, NodeId a_expr, NodeId
     for (uint32_t id : xf.frags) {
       const Fragment& fr = rec_.frag(id);
       if (fr.kind != FragKind::kLiteral) continue;
-      if (IsStructuralMarker(fr.text) && !IsSentencePunctuation(fr.text)) continue;
+      const bool word_in_capitals = (free.reads & kReadCaseMapped) && IsTagWord(fr.text);
+      if (IsStructuralMarker(fr.text) && !IsSentencePunctuation(fr.text) && !word_in_capitals) continue;
       if (needle && membership && IsPartKey(fr.text)) continue;
       return true;
     }
@@ -610,6 +617,11 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
     if (m == "isupper" || m == "islower" || m == "isdigit" || m == "isalpha" || m == "istitle") {
       return LetterCase(obj, id);
     }
+    if ((m == "upper" || m == "lower" || m == "title" || m == "capitalize" || m == "casefold") && FreeText(obj)) {
+      Facts out = Rewritten(obj, id, gate, true, false);
+      out.reads |= kReadCaseMapped;
+      return out;
+    }
     if (m == "replace") return ReplaceFacts(obj, arg(0), arg(1), id, gate);
     if (m == "split" || m == "rsplit" || m == "partition" || m == "rpartition") {
       const NodeId sep = arg(0);
@@ -680,7 +692,9 @@ Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int dept
   // tojson print the same words.)
   if (f == "truncate" || f == "reverse" || f == "sort" || f == "unique" || f == "shuffle" || f == "random" ||
       f == "title" || f == "upper" || f == "lower" || f == "capitalize" || f == "striptags" || f == "wordwrap") {
-    return Rewritten(base, id, gate, true, false);
+    Facts out = Rewritten(base, id, gate, true, false);
+    if (FreeText(base) && (f == "upper" || f == "lower" || f == "title" || f == "capitalize")) out.reads |= kReadCaseMapped;
+    return out;
   }
   if ((f == "selectattr" || f == "rejectattr") && e.args_count >= 2 && p_.expr(arg(0)).kind == ExprKind::kString &&
       IsContentField(p_.text(p_.expr(arg(0))))) {

@@ -78,6 +78,9 @@ enum Reads : uint32_t {
   // Pieces of one free text (a split at anything): joined again with a
   // header or a token, they forge a turn as a replace does.
   kReadSplitText = 1u << 25,
+  // Free text re-cased (`content | upper`): a TAG_WORD compared with it is
+  // a word of the person's in capitals, not a marker.
+  kReadCaseMapped = 1u << 26,
 };
 inline constexpr uint32_t kContentRoles = kContentSystem | kContentUser | kContentAssistant | kContentTool | kContentOwn;
 
