@@ -84,7 +84,7 @@ TEST(TemplateTextKindsTest, UnexpectedKindsAndTheirLookAlikes) {
     EXPECT_TRUE(ReadText(url).kinds & jinja::kTextUrl) << url;
   }
   for (const char* not_url : {"version 1.2.3.4 of the model", "run install.sh then main.py", "use Python 3.11.2/3.12",
-                              "a ratio of 1.5:2", "10.0.0.1 alone"}) {
+                              "a ratio of 1.5:2", "10.0.0.1 alone", "unpack report.zip", "run build.pl"}) {
     EXPECT_FALSE(ReadText(not_url).kinds & jinja::kTextUrl) << not_url;
   }
   EXPECT_TRUE(ReadText("<script>alert(1)</script>").kinds & jinja::kTextScript);

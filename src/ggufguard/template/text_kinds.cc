@@ -225,12 +225,13 @@ bool PlainHeaderAt(std::string_view s, size_t i, size_t* end, Role* role) {
 
 // Top-level domains a bare domain is recognised by: the common ones and
 // those phishing favours. Not those that are also file extensions or
-// words a sentence ends on ("install.sh", "libfoo.so", "log in", "do it").
+// words a sentence ends on ("install.sh", "libfoo.so", "run.pl", "a.zip",
+// "log in", "do it").
 constexpr std::string_view kTlds[] = {
     "com", "net",   "org", "io",  "ai",  "ru",   "cn",    "xyz",   "top",  "info", "biz",  "co",   "app", "dev",
     "site", "online", "link", "click", "tk", "pw", "cc",  "su",    "onion", "gov", "edu",  "uk",   "de",  "me",
-    "us",  "ca",    "fr",  "jp",  "br",  "au",   "es",    "nl",    "ch",   "pl",   "tv",   "ws",   "ly",  "gg",
-    "eu",  "ua",    "ir",  "page", "cloud", "shop", "store", "live", "zip", "mov",  "bank", "finance", "support"};
+    "us",  "ca",    "fr",  "jp",  "br",  "au",   "es",    "nl",    "ch",   "tv",   "ws",   "ly",   "gg",  "eu",
+    "ua",  "ir",    "page", "cloud", "shop", "live", "bank", "finance", "support"};
 
 // An IPv4 address followed by a path or a port (`93.184.216.34/auth`):
 // four numbers of at most 255 joined by dots, not inside a longer run.
