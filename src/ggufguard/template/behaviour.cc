@@ -656,6 +656,9 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
       if (auto it = macros_.find(callee->name); it != macros_.end()) macro = it->second;
     }
     if (macro != kNoNode) return MacroCallFacts(e, {macro}, gate, depth);
+    // A joiner prints its separator (every call but the first): what the
+    // joiner was made with.
+    if (bound && bound->origin == Origin::kRoot && bound->root == "joiner()") return bound->facts;
     if (callee->name == "raise_exception" || callee->name == "strftime_now" || callee->name == "caller" ||
         callee->name == "loop") {
       return Facts();
