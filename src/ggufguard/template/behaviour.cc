@@ -242,6 +242,10 @@ void Interpreter::GuardByIterable(NodeId iterable, NodeId target) {
     }
     if (mask == 0) continue;
     any = true;
+    if (mask & TurnBit(Role::kSystem)) {  // it looks for the system message, as a guard on it does
+      system_handled_ = true;
+      if (system_guard_at_ == 0) system_guard_at_ = static_cast<uint32_t>(e.begin) + 1;
+    }
     if (equal == (e.name == "selectattr")) allowed &= mask;  // the roles it keeps
     else excluded |= mask;                                    // the roles it drops
   }

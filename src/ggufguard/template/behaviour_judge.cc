@@ -246,8 +246,8 @@ void Recorder::Finish(const Program& p, std::string_view src, const TemplateScan
   // What becomes of each role's content: where it is printed (turn names),
   // whether the leading system message is.
   bool ls_printed = false;
-  std::string replacement;
-  uint64_t replacement_at = 0;
+  std::string replacement, always_system;
+  uint64_t replacement_at = 0, always_system_at = 0;
   auto SystemPresent = [&](uint32_t g) {
     for (; g != 0; g = gates_[g].parent) {
       if (gates_[g].OnlyRole() == Role::kSystem) return true;
@@ -282,6 +282,16 @@ void Recorder::Finish(const Program& p, std::string_view src, const TemplateScan
         if (t.kinds & kTextProse) {
           replacement = EscapeForDisplay(Trim(e.text), kQuote);
           replacement_at = e.offset;
+        }
+      }
+      // Words of a system turn written in every conversation: they stand
+      // where a system message dropped on purpose would have been.
+      if (always_system.empty() && e.gate == 0 && r.outer_gate == 0) {
+        const TextReading t = ReadText(e.text);
+        const bool system_turn = r.turn == TurnBit(Role::kSystem) || (!t.headers.empty() && t.headers.back().role == Role::kSystem);
+        if (system_turn && (t.kinds & kTextProse)) {
+          always_system = EscapeForDisplay(Trim(e.text), kQuote);
+          always_system_at = e.offset;
         }
       }
       continue;
@@ -339,6 +349,10 @@ void Recorder::Finish(const Program& p, std::string_view src, const TemplateScan
   // prints it, and writes words of its own when there is one has replaced
   // the user's system prompt with its own. Dropping it alone (Kimi-Audio,
   // vLLM's GLM-4 tool template) is listed in the summary, not a finding.
+  if (replacement.empty() && !always_system.empty()) {
+    replacement = std::move(always_system);
+    replacement_at = always_system_at;
+  }
   if (system_handled && !ls_printed && !replacement.empty()) {
     const uint64_t at = system_guard_at == 0 ? 0 : system_guard_at - 1;
     j.Issue(TemplateIssueKind::kSystemDropped, replacement_at,
