@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CI gate behind action.yml, runnable anywhere (tests/gate_test.sh runs
-# it on a temporary tree): scans the given paths, or the *.gguf files a git
+# it on a temporary tree): scans the given paths, or the *.gguf and
+# *.llamafile files a git
 # range changed, writes SARIF for github/codeql-action/upload-sarif, and
 # exits non-zero when a finding at or above --fail-on stands.
 #
@@ -38,7 +39,7 @@ trap 'rm -f "$list"' EXIT
 if [ -n "$changed_from" ]; then
   # Added, copied, modified or renamed since the merge base: deleted files
   # have nothing to scan. -z keeps odd names whole.
-  git diff -z --name-only --diff-filter=ACMR "$changed_from...HEAD" -- '*.gguf' '*.GGUF' >"$list"
+  git diff -z --name-only --diff-filter=ACMR "$changed_from...HEAD" -- '*.gguf' '*.GGUF' '*.llamafile' '*.LLAMAFILE' >"$list"
 fi
 for p in "${paths[@]}"; do printf '%s\0' "$p" >>"$list"; done
 if [ ! -s "$list" ] && [ -z "$changed_from" ]; then
