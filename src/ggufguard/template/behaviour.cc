@@ -31,7 +31,12 @@ void AddFrags(Facts* into, const std::vector<uint32_t>& frags) {
 
 // `a` then `b`: every read, the first trigger, the fragments in order.
 Facts Then(Facts a, const Facts& b) {
+  // Pieces cut at a marker, joined with anything else, are not only those
+  // pieces: a slice of them may cut anything (kReadSplitText, which only
+  // makes a cut stricter, stays).
+  const bool both = (a.reads != 0 || !a.frags.empty()) && (b.reads != 0 || !b.frags.empty());
   a.reads |= b.reads;
+  if (both) a.reads &= ~kReadMarkerPieces;
   if (a.trigger == 0) a.trigger = b.trigger;
   AddFrags(&a, b.frags);
   return a;
@@ -50,16 +55,21 @@ bool FreeText(const Facts& f) { return (f.reads & (kReadContent | kReadLength)) 
 
 // Punctuation that says what a person wrote, not how a message is laid out:
 // a question, an amount, an address, a link. `'?' in content` picks out
-// every question as `'bank' in content` picks out a word.
-// A TAG_WORD: upper case and digits with an underscore.
-bool IsTagWord(std::string_view s) {
-  return s.find('_') != std::string_view::npos && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
+// every question as `'bank' in content` picks out a word. (Not '&', '%',
+// '#' or '*': escapes and Markdown.)
 bool IsSentencePunctuation(std::string_view s) {
   if (s == "://") return true;
-  return !s.empty() && s.find_first_not_of("?!$@%&#~^*") == std::string_view::npos;
+  return !s.empty() && s.find_first_not_of("?!$@") == std::string_view::npos;
+}
+
+// A separator with a tag's shape (`</think>`, `<tool_call>`, `[TOOL_RESULTS]`,
+// a TAG_WORD, a /think switch): what it separates are parts of a message's
+// layout. Bare punctuation ('|', '/', '_') is not: it may be in any sentence.
+bool IsTagShaped(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (s.size() >= 3 && ((s.front() == '<' && s.back() == '>') || (s.front() == '[' && s.back() == ']'))) return true;
+  return IsTagWord(s) || s == "/think" || s == "/no_think";
 }
 
 Role RoleOfLiteral(std::string_view s) {
@@ -214,6 +224,7 @@ Interpreter::RoleGuard Interpreter::Guard(NodeId cond, bool negated, int depth) 
 // body as `{% if m.role != 'user' %}` would: the gate the loop opened for
 // its iterable gets that guard, keyed by the loop's target.
 void Interpreter::GuardByIterable(NodeId iterable, NodeId target) {
+  if (gate_ == 0 || rec_.gate(gate_).cond != iterable) return;  // the gate table was full: no gate of its own
   Gate& gate = rec_.gate(gate_);
   if (!gate.guard_key.empty() || target == kNoNode || p_.expr(target).kind != ExprKind::kName) return;
   uint8_t allowed = kAllRoles, excluded = 0;
@@ -257,6 +268,11 @@ void Interpreter::GuardByIterable(NodeId iterable, NodeId target) {
 
 uint32_t Interpreter::OpenGate(NodeId cond, bool negated) {
   Facts f = cond == kNoNode ? Facts() : FactsOf(cond, gate_);
+  // Text cut at a word of the template's, tested: a condition on the word.
+  if ((f.reads & kReadWordCut) && !(f.reads & kReadTrigger)) {
+    f.reads |= kReadTrigger | kReadTriggerAny;
+    f.trigger = static_cast<uint32_t>(cond) + 1;
+  }
   // A macro's output tested (`{% if is_vip(m) %}`) depends on what it compares.
   for (uint32_t id : f.frags) {
     const Fragment& fr = rec_.frag(id);
@@ -514,28 +530,36 @@ bool Interpreter::MarkerPieces(NodeId id, int* pieces, int depth) {
 // Text the template builds (`'<|im_end|>\n' ~ '<|im_start|>assistant\n'`, a
 // {% set %} block, eos_token ~ '...'): does it write a header or a token?
 // Its literal pieces are read alone and run together (a token split in two).
-bool Interpreter::BuildsHeaderOrToken(const Facts& built) const {
-  std::string joined;
+// Each piece is read once (the answer is kept on its fragment); a token
+// split across pieces is looked for where they meet, in the last bytes
+// before each boundary and the first after it, so a call costs a bounded
+// read per piece however long the pieces are.
+bool Interpreter::BuildsHeaderOrToken(const Facts& built) {
+  constexpr size_t kEdge = 64;  // longer than any header or token a template writes
+  std::string tail;
   for (uint32_t i : built.frags) {
-    const Fragment& fr = rec_.frag(i);
-    if (fr.kind != FragKind::kLiteral) continue;
-    if (HoldsHeaderOrToken(fr.text)) return true;
-    if (joined.size() < 4096) joined.append(fr.text);
+    if (rec_.frag(i).kind != FragKind::kLiteral) continue;
+    if (rec_.LiteralHoldsHeaderOrToken(i)) return true;
+    const std::string_view text = rec_.frag(i).text;
+    if (!tail.empty() && HoldsHeaderOrToken(tail + std::string(text.substr(0, kEdge)))) return true;
+    tail += text.substr(text.size() > kEdge ? text.size() - kEdge : 0);
+    if (tail.size() > kEdge) tail.erase(0, tail.size() - kEdge);
   }
-  return HoldsHeaderOrToken(joined);
+  return false;
 }
 
 // Text cut or replaced at a word of the template's (`content.split('bank')`,
 // `content|replace('bank', '')`) is one thing when the person wrote the
 // word and another when not: a condition on it is a condition on the word,
 // as `'bank' in content` is.
-void Interpreter::MarkWordTrigger(Facts* f, NodeId word, NodeId at) const {
+// The value only carries the fact (kReadWordCut); OpenGate makes it a
+// trigger where a condition tests it, so that printing the value is not one.
+void Interpreter::MarkWordCut(Facts* f, NodeId word) const {
   const Expr& e = p_.expr(word);
   if (e.kind != ExprKind::kString) return;
   const std::string_view text = p_.text(e);
   if (IsStructuralMarker(text) && !IsSentencePunctuation(text)) return;
-  f->reads |= kReadTrigger | kReadTriggerAny;
-  if (f->trigger == 0) f->trigger = static_cast<uint32_t>(at) + 1;
+  f->reads |= kReadWordCut;
 }
 
 Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate) {
@@ -565,7 +589,7 @@ Facts Interpreter::ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_e
     forged = rewrite = true;
   }
   Facts f = Rewritten(base, at, gate, rewrite, forged);
-  if (FreeText(base) && old_expr != kNoNode) MarkWordTrigger(&f, old_expr, at);
+  if (FreeText(base) && old_expr != kNoNode) MarkWordCut(&f, old_expr);
   // A role renamed from 'user' to the system's or the assistant's: the
   // header it writes gives a user's words another role.
   if (old_expr != kNoNode && new_expr != kNoNode && p_.expr(old_expr).kind == ExprKind::kString &&
@@ -623,7 +647,7 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
     }
     if ((m == "upper" || m == "lower" || m == "title" || m == "capitalize" || m == "casefold") && FreeText(obj)) {
       Facts out = Rewritten(obj, id, gate, true, false);
-      out.reads |= kReadCaseMapped;
+      if (m == "upper") out.reads |= kReadCaseMapped;  // a TAG_WORD can only be in upper-cased text
       return out;
     }
     if (m == "replace") return ReplaceFacts(obj, arg(0), arg(1), id, gate);
@@ -632,12 +656,11 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
       const bool structural = sep == kNoNode || (p_.expr(sep).kind == ExprKind::kString && IsBlankOrMarker(p_.text(p_.expr(sep))));
       Facts f = Rewritten(obj, id, gate, !structural, false);
       if (f.reads & kReadContent) f.reads |= kReadSplitText;
-      if (FreeText(obj) && sep != kNoNode) MarkWordTrigger(&f, sep, id);
+      if (FreeText(obj) && sep != kNoNode) MarkWordCut(&f, sep);
       // Pieces cut at a marker, not at blanks: `parts[1:]` then drops what
       // came before the first `</think>` (the reasoning), where the words
       // of `content.split(' ')[1:]` would lose a person's first word.
-      if (sep != kNoNode && structural && (f.reads & kReadContent) &&
-          p_.text(p_.expr(sep)).find_first_not_of(" \t\r\n") != std::string_view::npos) {
+      if (sep != kNoNode && structural && (f.reads & kReadContent) && IsTagShaped(p_.text(p_.expr(sep)))) {
         f.reads |= kReadMarkerPieces;
       }
       return f;
@@ -646,6 +669,15 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
       return Then(FieldFacts(callee->a, obj, p_.text(p_.expr(arg(0))), id, gate), FactsOf(arg(1), gate, depth + 1));
     }
     if (m == "append" || m == "extend" || m == "insert" || m == "update" || m == "setdefault") return ReadsOnly(obj);
+    // sep.join(content.split(...)): the join filter's replace, spelled as a method.
+    if (m == "join" && arg(0) != kNoNode) {
+      const Facts pieces = FactsOf(arg(0), gate, depth + 1);
+      if ((pieces.reads & kReadSplitText) && BuildsHeaderOrToken(obj)) {
+        Facts out = pieces;
+        out.reads &= ~(kReadMarkerPieces | kReadSplitText);
+        return Then(Rewritten(out, id, gate, true, true), obj);
+      }
+    }
     if (m == "format_map" || m == "format") {
       Facts f = obj;
       for (uint32_t i = 0; i < e.args_count; ++i) f = Then(f, AsText(arg(i), gate, depth));
@@ -674,8 +706,17 @@ Facts Interpreter::CallFacts(const Expr& e, NodeId id, uint32_t gate, int depth)
 Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int depth) {
   Facts base = e.a == kNoNode ? Facts() : FactsOf(e.a, gate, depth + 1);
   const bool split_text = (base.reads & kReadSplitText) != 0;
-  base.reads &= ~(kReadMarkerPieces | kReadSplitText);  // joined, picked or sorted, they are pieces no longer
+  const bool marker_pieces = (base.reads & kReadMarkerPieces) != 0;
   const std::string_view f = e.name;
+  // The pieces stay pieces through a filter that keeps a list of them
+  // (cut at a marker only through `list`, which keeps their order and all
+  // of them); joined, picked or counted, they are pieces no longer.
+  const bool keeps_list = f == "list" || f == "select" || f == "reject" || f == "map";
+  if (!keeps_list) base.reads &= ~kReadSplitText;
+  if (f != "list") base.reads &= ~kReadMarkerPieces;
+  if (keeps_list && split_text) return Then(base, ArgsFacts(e, gate, depth));
+  // One line or one word of text split at blanks, as `[0]` and `[-1]` are.
+  if ((f == "first" || f == "last") && split_text && !marker_pieces) return Rewritten(base, id, gate, true, false);
   auto arg = [&](size_t i) -> NodeId { return i < e.args_count ? p_.args[e.args_begin + i].value : kNoNode; };
   // One text split and joined again with a header or token between its
   // pieces (`content.split('\n')|join('<|im_end|>...')`) is a replace.
@@ -700,7 +741,7 @@ Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int dept
   if (f == "truncate" || f == "reverse" || f == "sort" || f == "unique" || f == "shuffle" || f == "random" ||
       f == "title" || f == "upper" || f == "lower" || f == "capitalize" || f == "striptags" || f == "wordwrap") {
     Facts out = Rewritten(base, id, gate, true, false);
-    if (FreeText(base) && (f == "upper" || f == "lower" || f == "title" || f == "capitalize")) out.reads |= kReadCaseMapped;
+    if (FreeText(base) && f == "upper") out.reads |= kReadCaseMapped;  // a TAG_WORD can only be in upper-cased text
     return out;
   }
   if ((f == "selectattr" || f == "rejectattr") && e.args_count >= 2 && p_.expr(arg(0)).kind == ExprKind::kString &&

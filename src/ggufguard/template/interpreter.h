@@ -320,8 +320,8 @@ class Interpreter {
   Facts LetterCase(const Facts& x, NodeId at);
   Facts Rewritten(const Facts& base, NodeId at, uint32_t gate, bool rewrite, bool forged);
   Facts ReplaceFacts(const Facts& base, NodeId old_expr, NodeId new_expr, NodeId at, uint32_t gate);
-  bool BuildsHeaderOrToken(const Facts& built) const;
-  void MarkWordTrigger(Facts* f, NodeId word, NodeId at) const;
+  bool BuildsHeaderOrToken(const Facts& built);
+  void MarkWordCut(Facts* f, NodeId word) const;
   void FoldLiterals(Facts* f, const Value& v);
   Facts ArgsFacts(const Expr& e, uint32_t gate, int depth);
   bool MarkerPieces(NodeId id, int* pieces, int depth);

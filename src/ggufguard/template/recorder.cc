@@ -128,6 +128,14 @@ uint32_t Recorder::Content(uint64_t key, uint32_t offset, uint32_t gate, uint32_
   return Intern(2, key, gate, std::move(f));
 }
 
+bool Recorder::LiteralHoldsHeaderOrToken(uint32_t id) {
+  Fragment& f = frags_[id];
+  if (f.header_or_token < 0) {
+    f.header_or_token = (ReadText(f.text).kinds & (kTextSpecialToken | kTextRoleHeader)) != 0 ? 1 : 0;
+  }
+  return f.header_or_token == 1;
+}
+
 uint32_t Recorder::RoleFrag(uint32_t offset, uint32_t gate, bool renames_user) {
   Fragment f;
   f.kind = FragKind::kRole;

@@ -81,6 +81,10 @@ enum Reads : uint32_t {
   // Free text re-cased (`content | upper`): a TAG_WORD compared with it is
   // a word of the person's in capitals, not a marker.
   kReadCaseMapped = 1u << 26,
+  // Free text split or replaced at a word of the template's
+  // (`content.split('bank')`): a condition on it is a condition on the word
+  // (OpenGate makes it a trigger); printed, it is no condition.
+  kReadWordCut = 1u << 27,
 };
 inline constexpr uint32_t kContentRoles = kContentSystem | kContentUser | kContentAssistant | kContentTool | kContentOwn;
 
@@ -97,6 +101,7 @@ struct Fragment {
   uint32_t forged = 0;   // kContent: an expression + 1 that writes a header or token into it
   uint32_t base = 0;     // kContent: the fragment it was derived from (itself when read directly)
   bool renames_user = false;  // kRole: rewritten so that 'user' reads as another role
+  int8_t header_or_token = -1;  // kLiteral: whether text holds a role header or special token (-1: not read yet)
   uint64_t source = 0;   // kContent: the object and field it was read from, as written (one message's content, sliced twice, is one source)
   NodeId sink = kNoNode;  // the macro body it was made in (kNoNode: the top level)
   // kMacro: the fragments its arguments carry at this call (what of a
@@ -183,6 +188,8 @@ class Recorder {
                    uint32_t base, uint64_t source);
   uint32_t RoleFrag(uint32_t offset, uint32_t gate, bool renames_user = false);
   const Fragment& frag(uint32_t id) const { return frags_[id]; }
+  // Whether literal `id` holds a role header or a special token, read once.
+  bool LiteralHoldsHeaderOrToken(uint32_t id);
 
   // The sink events go to: the top level (kNoNode), a macro's body, or a
   // capture ({% set x %}...{% endset %}), whose fragments become x's.

@@ -224,14 +224,15 @@ bool PlainHeaderAt(std::string_view s, size_t i, size_t* end, Role* role) {
 }
 
 // Top-level domains a bare domain is recognised by: the common ones and
-// those phishing favours. Not those that are also file extensions or
-// words a sentence ends on ("install.sh", "libfoo.so", "run.pl", "a.zip",
-// "log in", "do it").
+// those phishing favours. None added that is mostly a file extension or a
+// word a sentence ends on ("install.sh", "libfoo.so", "run.pl", "a.zip",
+// "sound.au", "log in", "do it"); .cc, .ai and .app predate that rule and
+// stay, being far more often domains.
 constexpr std::string_view kTlds[] = {
     "com", "net",   "org", "io",  "ai",  "ru",   "cn",    "xyz",   "top",  "info", "biz",  "co",   "app", "dev",
     "site", "online", "link", "click", "tk", "pw", "cc",  "su",    "onion", "gov", "edu",  "uk",   "de",  "me",
-    "us",  "ca",    "fr",  "jp",  "br",  "au",   "es",    "nl",    "ch",   "tv",   "ws",   "ly",   "gg",  "eu",
-    "ua",  "ir",    "page", "cloud", "shop", "live", "bank", "finance", "support"};
+    "us",  "ca",    "fr",  "jp",  "br",  "es",   "nl",    "ch",    "tv",   "ws",   "gg",   "eu",   "ua",  "ir",
+    "page", "cloud", "shop", "live", "bank", "finance", "support"};
 
 // An IPv4 address followed by a path or a port (`93.184.216.34/auth`):
 // four numbers of at most 255 joined by dots, not inside a longer run.
@@ -517,6 +518,11 @@ std::vector<const char*> TextKindNames(uint16_t kinds) {
   return out;
 }
 
+bool IsTagWord(std::string_view t) {
+  return t.find('_') != std::string_view::npos &&
+         std::all_of(t.begin(), t.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
 bool IsStructuralMarker(std::string_view text) {
   std::string_view t = text;
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
@@ -525,11 +531,7 @@ bool IsStructuralMarker(std::string_view text) {
     if (t == sw) return true;
   }
   if (t.empty()) return true;
-  // A tag word: upper case with an underscore (CONTINUE_FINAL_MESSAGE_TAG).
-  if (t.find('_') != std::string_view::npos &&
-      std::all_of(t.begin(), t.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; })) {
-    return true;
-  }
+  if (IsTagWord(t)) return true;
   // A piece of a tag built around an id (`'<file_placeholder_' ~ f.id ~ '>'`).
   auto identifier = [](std::string_view x) {
     return !x.empty() && std::all_of(x.begin(), x.end(), [](char c) {

@@ -78,6 +78,8 @@ std::vector<const char*> TextKindNames(uint16_t kinds);
 // role header, whitespace, or a reasoning switch (`/think`, `/no_think`,
 // `/nothink`, `/system_override`). See docs/rules/GG8016.md.
 bool IsStructuralMarker(std::string_view text);
+// A TAG_WORD: upper case and digits with an underscore (CONTINUE_FINAL_MESSAGE_TAG).
+bool IsTagWord(std::string_view text);
 
 // Is code point `cp` a letter of a script written without spaces (CJK,
 // kana, Hangul)? Two of them count as a word.
