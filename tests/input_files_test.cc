@@ -329,6 +329,18 @@ TEST(BaselineFileTest, RepeatedKeysAndMalformedEntriesNameTheLine) {
     ASSERT_FALSE(b.ok()) << c.text;
     EXPECT_NE(b.status().message().find(c.says), std::string::npos) << c.text << " gave " << b.status();
   }
+  // A key of another type than the reader expects is as if absent (before,
+  // nlohmann's value() threw and the process ended: the triage fuzzer's
+  // fuzz/regressions/triage_fuzzer/baseline-type-not-a-string).
+  EXPECT_FALSE(ParseBaseline("{\"type\":23,\"mtype\":\"summary\",\"files\":1}\n", "the baseline b", "b").ok());
+  // JSON lines of no file entry: an empty baseline, as for scan's other lines.
+  absl::StatusOr<Baseline> none = ParseBaseline("{\"type\":[1]}\n{\"type\":{}}\n", "the baseline b", "b");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->findings.empty());
+  absl::StatusOr<Baseline> lines = ParseBaseline(
+      "{\"type\":\"summary\"}\n{\"type\":23}\n{\"type\":\"file\",\"sha256\":5,\"findings\":[]}\n", "the baseline b", "b");
+  ASSERT_FALSE(lines.ok());
+  EXPECT_NE(lines.status().message().find("line 3: a file without its SHA-256"), std::string::npos) << lines.status();
 }
 
 }  // namespace

@@ -114,7 +114,10 @@ TEST_F(ScanCacheTest, ACorruptOrForgedEntryIsIgnoredAndRewritten) {
   // Truncated, not JSON, and a verdict that disagrees with its exit code.
   std::string flipped = good;
   flipped.replace(flipped.find("\"code\":1"), 8, "\"code\":0");
-  for (const std::string& bad : {good.substr(0, good.size() / 2), std::string("\x00\xff garbage", 10), flipped}) {
+  // Keys of another type than a string (nlohmann's value() threw on them).
+  std::string typed = good;
+  typed.replace(typed.find("\"sha256\":\""), 10, "\"sha256\":5,\"x\":\"");
+  for (const std::string& bad : {good.substr(0, good.size() / 2), std::string("\x00\xff garbage", 10), flipped, typed}) {
     std::ofstream(entry, std::ios::trunc | std::ios::binary) << bad;
     const ResultCache::Result r = cache->Scan(Entry(), DefaultPolicy());
     EXPECT_FALSE(r.hit);

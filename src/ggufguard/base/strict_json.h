@@ -42,6 +42,18 @@ struct StrictJson {
 // a key given twice in one object.
 absl::StatusOr<StrictJson> ParseStrictJson(std::string_view text, std::string_view origin, uint32_t first_line = 1);
 
+// The string at `key` of object `j`, or `fallback` when the key is absent
+// or holds anything but a string. nlohmann's j.value(key, "") throws when
+// the key holds another type (`{"type": 23}`), and these documents come
+// from outside: an exception there ended the process.
+template <typename J>
+std::string StringOr(const J& j, const char* key, std::string_view fallback = "") {
+  if (!j.is_object()) return std::string(fallback);
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::string(fallback);
+  return it->template get<std::string>();
+}
+
 // "ORIGIN, line L: WHAT" (line 0: "ORIGIN: WHAT"), for the callers' own
 // errors about a document ParseStrictJson read.
 std::string AtLine(std::string_view origin, uint32_t line, std::string_view what);

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ggufguard/base/sha256.h"
+#include "ggufguard/base/strict_json.h"
 #include "ggufguard/base/sv.h"
 #include "ggufguard/base/text.h"
 #include "ggufguard/cli/cli.h"
@@ -87,7 +88,7 @@ std::optional<ResultCache::Result> ResultCache::Lookup(const std::string& name, 
   const Json e = Json::parse(*text, nullptr, false);
   if (e.is_discarded() || !e.is_object()) return std::nullopt;
   // Every part of the key, compared: the name is a digest of it, not proof.
-  if (e.value("sha256", "") != sha256 || e.value("tool", "") != ToolKey() || e.value("policy", "") != policy_hash_) {
+  if (StringOr(e, "sha256") != sha256 || StringOr(e, "tool") != ToolKey() || StringOr(e, "policy") != policy_hash_) {
     return std::nullopt;
   }
   auto line = e.find("line");
@@ -98,9 +99,9 @@ std::optional<ResultCache::Result> ResultCache::Lookup(const std::string& name, 
     return std::nullopt;
   }
   const int c = code->get<int>();
-  const std::string verdict = line->value("verdict", "");
+  const std::string verdict = StringOr(*line, "verdict");
   if (!((c == kExitValid && verdict == "valid") || (c == kExitInvalid && verdict == "invalid")) ||
-      line->value("type", "") != "file" || line->value("sha256", "") != sha256) {
+      StringOr(*line, "type") != "file" || StringOr(*line, "sha256") != sha256) {
     return std::nullopt;
   }
   Json out = *line;

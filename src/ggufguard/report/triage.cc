@@ -172,9 +172,9 @@ absl::StatusOr<Baseline> ParseBaseline(std::string_view text, std::string_view o
       for (size_t i = 0; i < doc["files"].size(); ++i) {
         files.push_back({doc["files"][i], whole->LineOf(absl::StrCat("/files/", i))});
       }
-    } else if (doc.is_object() && doc.value("type", "") == "file") {
+    } else if (doc.is_object() && StringOr(doc, "type") == "file") {
       files.push_back({doc, whole->LineOf("")});  // scan's JSON lines, of one line
-    } else if (!doc.is_object() || doc.value("type", "") != "summary") {
+    } else if (!doc.is_object() || StringOr(doc, "type") != "summary") {
       return absl::InvalidArgumentError(AtLine(origin, 0, "not a baseline (a JSON report or scan's JSON lines)"));
     }
   } else if (absl::IsAlreadyExists(whole.status())) {
@@ -194,7 +194,7 @@ absl::StatusOr<Baseline> ParseBaseline(std::string_view text, std::string_view o
         return absl::InvalidArgumentError(
             AtLine(origin, line_number, "not a baseline (a JSON report or scan's JSON lines)"));
       }
-      if (j->value.value("type", "") == "file") files.push_back({std::move(j->value), line_number});
+      if (StringOr(j->value, "type") == "file") files.push_back({std::move(j->value), line_number});
     }
   }
   Baseline b;
@@ -202,7 +202,7 @@ absl::StatusOr<Baseline> ParseBaseline(std::string_view text, std::string_view o
   for (const FileEntry& entry : files) {
     const Json& f = entry.value;
     if (!f.is_object() || !f.contains("findings")) continue;  // an I/O error: nothing to compare
-    const std::string sha = f.value("sha256", "");
+    const std::string sha = StringOr(f, "sha256");
     if (!IsSha256Hex(sha)) {
       return absl::InvalidArgumentError(
           AtLine(origin, entry.line, "a file without its SHA-256 (make the baseline with --hash, or --format json)"));
