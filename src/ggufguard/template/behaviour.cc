@@ -484,9 +484,6 @@ Facts Interpreter::Rewritten(const Facts& base, NodeId at, uint32_t gate, bool r
 }
 
 namespace {
-bool HoldsHeaderOrToken(std::string_view s) {
-  return (ReadText(s).kinds & (kTextSpecialToken | kTextRoleHeader)) != 0;
-}
 // What content may be cut or replaced at without rewriting what a person
 // said: whitespace, or a marker with a tag's or token's shape (`</think>`,
 // `[BEGIN FINAL RESPONSE]`, `/no_think`, a TAG_WORD); bare punctuation (a
@@ -551,9 +548,9 @@ bool Interpreter::BuildsHeaderOrToken(const Facts& built) {
 // Text cut or replaced at a word of the template's (`content.split('bank')`,
 // `content|replace('bank', '')`) is one thing when the person wrote the
 // word and another when not: a condition on it is a condition on the word,
-// as `'bank' in content` is.
-// The value only carries the fact (kReadWordCut); OpenGate makes it a
-// trigger where a condition tests it, so that printing the value is not one.
+// as `'bank' in content` is. The value only carries the fact
+// (kReadWordCut); OpenGate makes it a trigger where a condition tests it,
+// so that printing the value is not one.
 void Interpreter::MarkWordCut(Facts* f, NodeId word) const {
   const Expr& e = p_.expr(word);
   if (e.kind != ExprKind::kString) return;
@@ -723,9 +720,7 @@ Facts Interpreter::FilterFacts(const Expr& e, NodeId id, uint32_t gate, int dept
   if (f == "join" && split_text && arg(0) != kNoNode) {
     const NodeId sep = arg(0);
     const Facts sep_facts = FactsOf(sep, gate, depth + 1);
-    const bool forged = p_.expr(sep).kind == ExprKind::kString ? HoldsHeaderOrToken(p_.text(p_.expr(sep)))
-                                                                : BuildsHeaderOrToken(sep_facts);
-    if (forged) return Then(Rewritten(base, id, gate, true, true), sep_facts);
+    if (BuildsHeaderOrToken(sep_facts)) return Then(Rewritten(base, id, gate, true, true), sep_facts);
   }
   if (f == "length" || f == "count" || f == "wordcount") {
     Facts out = ReadsOnly(base);
@@ -946,9 +941,6 @@ uint32_t Interpreter::OpenGateAt(uint32_t parent, NodeId cond, bool negated) {
   return id;
 }
 
-// What a name set from `value_expr` here carries: its facts, and the trigger
-// of the gates it is set under (`{% if 'x' in m.content %}{% set ns.on =
-// true %}{% endif %}` makes ns.on depend on the comparison).
 // A value set from literals alone that folds to other text than theirs
 // (`'...%c...' % 8203`, `'...'|reverse`) carries the text it folds to, so
 // that wherever it prints later it is read as it prints.
@@ -964,6 +956,10 @@ void Interpreter::FoldLiterals(Facts* f, const Value& v) {
   const uint32_t offset = rec_.frag(f->frags[0]).offset, gate = rec_.frag(f->frags[0]).gate;
   f->frags = {rec_.Literal(offset, gate, v.strs[0])};
 }
+
+// What a name set from `value_expr` here carries: its facts, and the trigger
+// of the gates it is set under (`{% if 'x' in m.content %}{% set ns.on =
+// true %}{% endif %}` makes ns.on depend on the comparison).
 
 Facts Interpreter::BindingFacts(NodeId value_expr) {
   Facts f = FactsOf(value_expr, gate_);

@@ -131,7 +131,7 @@ uint32_t Recorder::Content(uint64_t key, uint32_t offset, uint32_t gate, uint32_
 bool Recorder::LiteralHoldsHeaderOrToken(uint32_t id) {
   Fragment& f = frags_[id];
   if (f.header_or_token < 0) {
-    f.header_or_token = (ReadText(f.text).kinds & (kTextSpecialToken | kTextRoleHeader)) != 0 ? 1 : 0;
+    f.header_or_token = HoldsHeaderOrToken(f.text) ? 1 : 0;
   }
   return f.header_or_token == 1;
 }

@@ -518,6 +518,10 @@ std::vector<const char*> TextKindNames(uint16_t kinds) {
   return out;
 }
 
+bool HoldsHeaderOrToken(std::string_view text) {
+  return (ReadText(text).kinds & (kTextSpecialToken | kTextRoleHeader)) != 0;
+}
+
 bool IsTagWord(std::string_view t) {
   return t.find('_') != std::string_view::npos &&
          std::all_of(t.begin(), t.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });

@@ -80,6 +80,8 @@ std::vector<const char*> TextKindNames(uint16_t kinds);
 bool IsStructuralMarker(std::string_view text);
 // A TAG_WORD: upper case and digits with an underscore (CONTINUE_FINAL_MESSAGE_TAG).
 bool IsTagWord(std::string_view text);
+// Whether text writes a role header or a special token.
+bool HoldsHeaderOrToken(std::string_view text);
 
 // Is code point `cp` a letter of a script written without spaces (CJK,
 // kana, Hangul)? Two of them count as a word.
